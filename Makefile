@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# vecnet: vector network drivers for User Mode Linux and the host switch
+# they plug into.  See README.md.
+#
+#   make            install missing packages, build build/vmlinux and tools
+#   make check      build what is needed and run every test
+#   make demo       the guided tour
+#   make bench      benchmarks against the bundled driver (build/bench/)
+#   make baseline   UML with the kernel's own vector driver (for bench)
+#   make clean      remove build/
+
+BUILD := $(CURDIR)/build
+SELFTESTS := tools/testing/selftests
+# Test directories make check runs, in order
+TEST_DIRS := um
+
+export VECNET_SRC := $(CURDIR)
+export VECNET_BUILD := $(BUILD)
+
+all: kernel tools
+
+deps:
+	@scripts/deps.sh
+
+kernel: deps
+	@scripts/kbuild.sh $(BUILD)
+
+baseline: deps
+	@scripts/kbuild.sh --baseline $(BUILD)
+
+tools: deps
+
+check: all
+	@scripts/run-selftests.sh $(TEST_DIRS)
+
+demo: all
+	@scripts/demo.sh
+
+clean:
+	rm -rf $(BUILD)
+
+.PHONY: all deps kernel baseline tools check demo clean

@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install the Debian packages the project needs to build, test, benchmark
+# and run its demo.  Idempotent: when everything is present it does nothing
+# and touches no network.
+
+set -euo pipefail
+
+packages=(
+	# kernel source and its build
+	linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
+	xz-utils python3 rsync
+	# switch
+	liburing-dev pkg-config
+	# tests, demo and benchmarks
+	iproute2 iputils-ping ethtool iperf3 tcpdump socat procps psmisc
+	uml-utilities shellcheck qemu-system-x86 busybox-static cpio
+	linux-image-amd64 vde2
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+		missing+=("$p")
+	fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: missing packages: ${missing[*]}" >&2
+	echo "deps: run 'make deps' as root (it uses apt-get)" >&2
+	exit 1
+fi
+
+echo "  DEPS    installing ${#missing[@]} package(s): ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null
+apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared helpers for the project's guest tests.  Sourced, never run.
+# make check exports VECNET_SRC (the source tree) and VECNET_BUILD (the
+# build directory); without them the tests cannot find the guest kernel.
+
+# shellcheck disable=SC2034  # used by the scripts that source this file
+ksft_pass=0
+ksft_fail=1
+ksft_skip=4
+
+if [ -z "${VECNET_SRC:-}" ] || [ -z "${VECNET_BUILD:-}" ]; then
+	echo "SKIP: VECNET_SRC and VECNET_BUILD are not set (run through 'make check')"
+	exit "$ksft_skip"
+fi
+
+UML_RUN=$VECNET_SRC/scripts/uml-run
+VMLINUX=${VMLINUX:-$VECNET_BUILD/vmlinux}
+if [ ! -x "$VMLINUX" ]; then
+	echo "SKIP: no guest kernel at $VMLINUX (run 'make')"
+	exit "$ksft_skip"
+fi
+
+RET=0
+TEST_TMP=$(mktemp -d /tmp/vecnet-test.XXXXXX)
+TEST_NETNS=()
+CLEANUP_HOOKS=()
+
+# check_err STATUS MESSAGE: record a failure when STATUS is not 0
+check_err() {
+	if [ "$1" -ne 0 ]; then
+		echo "FAIL: $2"
+		RET=1
+	fi
+}
+
+log_test() {
+	if [ "$RET" -eq 0 ]; then
+		echo "PASS: $1"
+	else
+		echo "FAIL: $1"
+	fi
+}
+
+require_cmd() {
+	local c
+	for c in "$@"; do
+		if ! command -v "$c" >/dev/null 2>&1; then
+			echo "SKIP: '$c' is not installed (run 'make deps')"
+			exit "$ksft_skip"
+		fi
+	done
+}
+
+# netns_add NAME: a namespace for this test only; removed on exit
+netns_add() {
+	local ns="vecnet-$1-$$"
+
+	ip netns add "$ns" || return 1
+	TEST_NETNS+=("$ns")
+	ip -n "$ns" link set lo up
+	echo "$ns"
+}
+
+on_exit() {
+	CLEANUP_HOOKS+=("$1")
+}
+
+# wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds or the
+# deadline passes
+wait_for() {
+	local deadline=$((SECONDS + $1))
+
+	shift
+	while ! "$@" 2>/dev/null; do
+		[ "$SECONDS" -ge "$deadline" ] && return 1
+		sleep 0.1
+	done
+}
+
+# guest NAME TIMEOUT [uml-run options] -- CMD...: boot a guest whose
+# results stay in $TEST_TMP/NAME
+guest() {
+	local name=$1 timeout=$2
+
+	shift 2
+	"$UML_RUN" -k "$VMLINUX" -N "$name-$$" -t "$timeout" -q \
+		-o "$TEST_TMP/$name" "$@"
+}
+
+# shellcheck disable=SC2317  # invoked through trap
+lib_cleanup() {
+	local rc=$? h ns
+
+	for h in "${CLEANUP_HOOKS[@]}"; do
+		eval "$h" || true
+	done
+	for ns in "${TEST_NETNS[@]}"; do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+		ip netns del "$ns" 2>/dev/null
+	done
+	rm -rf "$TEST_TMP"
+	exit "$rc"
+}
+trap lib_cleanup EXIT
