@@ -37,7 +37,11 @@ check: all
 demo: all
 	@scripts/demo.sh
 
+bench: all baseline
+	@scripts/deps.sh bench
+	@scripts/bench.sh
+
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps kernel baseline tools check demo clean
+.PHONY: all deps kernel baseline tools check demo bench clean

@@ -7,6 +7,7 @@
 
 set -euo pipefail
 
+# 'deps.sh bench' adds what make bench alone needs
 packages=(
 	# kernel source and its build
 	linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
@@ -18,6 +19,9 @@ packages=(
 	uml-utilities shellcheck qemu-system-x86 busybox-static cpio
 	linux-image-amd64 vde2
 )
+if [ "${1:-}" = bench ]; then
+	packages+=(python3-matplotlib)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -35,7 +35,8 @@ for dir in "$@"; do
 	fi
 	log=$logdir/${dir//\//_}.tap
 	echo "  TEST    $dir"
-	if ! make -s -C "$src" >"$log.build" 2>&1; then
+	# lib.mk picks its OUTPUT only when it is the top-level make
+	if ! make -s -C "$src" OUTPUT="$src" >"$log.build" 2>&1; then
 		cat "$log.build" >&2
 		echo "not ok - $dir: build failed" | tee "$log"
 		fail=$((fail + 1))
@@ -43,7 +44,7 @@ for dir in "$@"; do
 	fi
 	runargs=()
 	[ -n "${TESTS:-}" ] && runargs=("TEST_PROGS=${TESTS}" "TEST_GEN_PROGS=")
-	make -s -C "$src" "${runargs[@]}" run_tests 2>&1 | tee "$log"
+	make -s -C "$src" OUTPUT="$src" "${runargs[@]}" run_tests 2>&1 | tee "$log"
 	p=$(grep -cE '^ok [0-9]+ ' "$log" | head -n 1)
 	s=$(grep -cE '^ok [0-9]+ .*# SKIP' "$log")
 	f=$(grep -cE '^not ok [0-9]+ ' "$log")

@@ -4,6 +4,7 @@
 # Consecutive boots all reach the command and power off cleanly.
 # BOOTS overrides the count (default 100).
 
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
 boots=${BOOTS:-100}

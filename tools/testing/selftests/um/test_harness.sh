@@ -5,6 +5,7 @@
 # passes a command's output and exit status back, enforces its deadline,
 # runs guests inside a chosen network namespace and leaves nothing behind.
 
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
 # Output and exit status come back; the guest runs its own kernel

@@ -5,6 +5,7 @@
 # and signal delivery inside a guest on a host whose XSAVE area is larger
 # than UML's old compile-time guess (AMX hosts: 11008 bytes).
 
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
 bin=$(cd "$(dirname "$0")" && pwd)/xstate_test

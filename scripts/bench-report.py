@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn make bench's raw records into results.json, report.md and plots.
+
+Every ratio compares two figures measured in the same run.
+usage: bench-report.py RAW.jsonl OUTDIR
+"""
+
+import json
+import sys
+from pathlib import Path
+
+
+def load(path):
+    recs = []
+    for n, line in enumerate(Path(path).read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            recs.append(json.loads(line))
+        except json.JSONDecodeError as e:
+            sys.exit(f"bench-report: {path}:{n}: {e}")
+    return recs
+
+
+def find(recs, suite, case, variant):
+    for r in recs:
+        if (r["suite"], r["case"], r["variant"]) == (suite, case, variant):
+            return r
+    return None
+
+
+def ratio(a, b):
+    if not a or not b or not b["value"]:
+        return None
+    return round(a["value"] / b["value"], 3)
+
+
+def gbit(r):
+    return None if r is None else round(r["value"] / 1e9, 2)
+
+
+def ratios(recs):
+    out = []
+    for case in ("tap-tx", "tap-rx"):
+        q = ratio(find(recs, "transports", case, "ours"),
+                  find(recs, "transports", case, "baseline"))
+        if q is not None:
+            out.append({"what": f"{case}: ours / bundled driver", "ratio": q})
+    for n in (1, 2, 4):
+        for v in ("switch", "hub"):
+            q = ratio(find(recs, "idle", f"idle{n}", v), find(recs, "idle", "idle0", v))
+            if q is not None:
+                out.append({"what": f"{v}: {n} idle / 0 idle", "ratio": q})
+        q = ratio(find(recs, "idle", f"idle{n}", "switch"), find(recs, "idle", f"idle{n}", "hub"))
+        if q is not None:
+            out.append({"what": f"{n} idle: switch / hub", "ratio": q})
+    g2g = find(recs, "g2g", "unixdgram-depth128", "vecswitch")
+    q = ratio(g2g, find(recs, "transports", "tap-tx", "baseline"))
+    if q is not None:
+        out.append({"what": "guest-guest via vecswitch / bundled tap guest->host", "ratio": q})
+    return out
+
+
+def report(recs, rat):
+    lines = ["# make bench results", "",
+             "Medians of repeated runs; every ratio compares figures from the same run.", "",
+             "| suite | case | variant | value | CPU s |", "| --- | --- | --- | --- | --- |"]
+    for r in recs:
+        v = f"{r['value'] / 1e9:.2f} Gbit/s" if r["unit"] == "bit/s" else f"{r['value']} {r['unit']}"
+        cpu = "" if r.get("cpu_s") is None else f"{r['cpu_s']}"
+        lines.append(f"| {r['suite']} | {r['case']} | {r['variant']} | {v} | {cpu} |")
+    lines += ["", "| comparison | ratio |", "| --- | --- |"]
+    lines += [f"| {x['what']} | {x['ratio']} |" for x in rat]
+    return "\n".join(lines) + "\n"
+
+
+def plots(recs, outdir):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("bench-report: matplotlib missing, no plots (run 'scripts/deps.sh bench')")
+        return
+    idle = [n for n in (0, 1, 2, 4) if find(recs, "idle", f"idle{n}", "switch")]
+    if idle:
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for v in ("switch", "hub"):
+            ys = [gbit(find(recs, "idle", f"idle{n}", v)) for n in idle]
+            ax.plot(idle, ys, marker="o", label="vecswitch" if v == "switch" else "vecswitch --hub")
+        ax.set_xlabel("idle guests attached")
+        ax.set_ylabel("pair TCP throughput, Gbit/s")
+        ax.set_ylim(bottom=0)
+        ax.legend()
+        ax.set_title("One guest pair's throughput as idle guests attach")
+        fig.tight_layout()
+        fig.savefig(outdir / "idle-scaling.png", dpi=100)
+        plt.close(fig)
+    cases = [c for c in ("tap-tx", "tap-rx") if find(recs, "transports", c, "baseline")]
+    if cases:
+        fig, ax = plt.subplots(figsize=(6, 4))
+        w = 0.38
+        for i, v in enumerate(("baseline", "ours")):
+            ys = [gbit(find(recs, "transports", c, v)) or 0 for c in cases]
+            ax.bar([x + i * w for x in range(len(cases))], ys, w,
+                   label="bundled vector driver" if v == "baseline" else "vecnet")
+        ax.set_xticks([x + w / 2 for x in range(len(cases))], cases)
+        ax.set_ylabel("Gbit/s")
+        ax.legend()
+        ax.set_title("Transports against the bundled driver")
+        fig.tight_layout()
+        fig.savefig(outdir / "transports.png", dpi=100)
+        plt.close(fig)
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: bench-report.py RAW.jsonl OUTDIR")
+    recs = load(sys.argv[1])
+    outdir = Path(sys.argv[2])
+    rat = ratios(recs)
+    (outdir / "results.json").write_text(json.dumps({"records": recs, "ratios": rat}, indent=2) + "\n")
+    text = report(recs, rat)
+    (outdir / "report.md").write_text(text)
+    plots(recs, outdir)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

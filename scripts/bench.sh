@@ -1,0 +1,213 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: every measurement runs inside a private network namespace,
+# each figure is the median of RUNS runs, and every comparison is made
+# against a baseline measured in the same run.  Results go to
+# build/bench/results.json, report.md and PNG plots (scripts/bench-report.py).
+#
+#   RUNS=3 SECS=5 scripts/bench.sh [SUITE...]
+#
+# Suites: transports (ours against the kernel's bundled vector driver),
+# g2g (guest to guest over unixdgram through vecswitch), idle (one pair's
+# throughput with idle guests attached, switch against --hub).
+
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${VECNET_BUILD:-$top/build}
+out=$build/bench
+ours=$build/vmlinux
+baseline=$build/baseline/vmlinux
+vecswitch=$build/vecswitch
+runs=${RUNS:-3}
+secs=${SECS:-5}
+suites=("$@")
+[ ${#suites[@]} -gt 0 ] || suites=(transports g2g idle)
+
+mkdir -p "$out"
+raw=$out/raw.jsonl
+: >"$raw"
+ns=vecnet-bench-$$
+work=$(mktemp -d /tmp/vecnet-bench.XXXXXX)
+pids=()
+
+say() { printf '  %-7s %s\n' BENCH "$*"; }
+die() { echo "bench: $*" >&2; exit 1; }
+
+# shellcheck disable=SC2317  # invoked through trap
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do
+		kill -KILL "$p" 2>/dev/null || true
+	done
+	ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null || true
+	ip netns del "$ns" 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+[ "$(id -u)" -eq 0 ] || die "needs root (namespaces, tap devices)"
+[ -x "$ours" ] || die "no $ours (run 'make')"
+
+# record SUITE CASE VARIANT UNIT VALUE [CPU_SECONDS]
+record() {
+	printf '{"suite":"%s","case":"%s","variant":"%s","unit":"%s","value":%s,"cpu_s":%s}\n' \
+		"$1" "$2" "$3" "$4" "$5" "${6:-null}" >>"$raw"
+}
+
+netns_fresh() {
+	ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null || true
+	ip netns del "$ns" 2>/dev/null || true
+	ip netns add "$ns"
+	ip -n "$ns" link set lo up
+	# Datagram receivers queue 512 frames instead of 10 (see the docs)
+	ip netns exec "$ns" sysctl -qw net.unix.max_dgram_qlen=512
+}
+
+# CPU seconds (user + system) a process and its reaped children used
+cpu_of() {
+	awk '{ printf "%.2f\n", ($14 + $15 + $16 + $17) / 100 }' "/proc/$1/stat" 2>/dev/null || echo 0
+}
+
+# guest_bg NAME KERNEL TIMEOUT CMD [uml-run args...]: boot in the background
+guest_bg() {
+	local name=$1 kernel=$2 timeout=$3 cmd=$4
+
+	shift 4
+	"$top/scripts/uml-run" -k "$kernel" -n "$ns" -N "$name" -t "$timeout" -q \
+		-o "$work/$name" "$@" -- sh -c "$cmd" &
+	pids+=($!)
+}
+
+# iperf3 JSON -> bits per second received
+bps_of() {
+	python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"]))' "$1" 2>/dev/null || echo 0
+}
+
+# The guest-side script of an iperf3 pair: the server guest marks itself
+# ready, the client waits for that (bounded) and writes result.json.
+server_cmd() {
+	echo "ip addr add $1/24 dev vec0 && ip link set vec0 up &&
+	      { iperf3 -s -1 >/dev/null 2>&1 & touch ready; wait; }"
+}
+client_cmd() {
+	echo "ip addr add $1/24 dev vec0 && ip link set vec0 up &&
+	      for i in \$(seq 300); do [ -e $3/ready ] && break; sleep 0.1; done &&
+	      ping -c 1 -W 2 $2 >/dev/null; iperf3 -c $2 -t $secs $4 -J >result.json"
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'; }
+
+# --- transports: ours against the bundled driver, tap, both directions ----
+bench_transports() {
+	local kernel variant dir flag r bps vals
+
+	[ -x "$baseline" ] || die "no $baseline (run 'make baseline')"
+	for variant in baseline ours; do
+		kernel=$ours
+		[ "$variant" = baseline ] && kernel=$baseline
+		for dir in tx rx; do
+			flag=
+			[ "$dir" = rx ] && flag=-R
+			vals=()
+			for r in $(seq 1 "$runs"); do
+				say "tap $variant $dir run $r/$runs"
+				netns_fresh
+				ip -n "$ns" tuntap add dev btap0 mode tap
+				ip -n "$ns" addr add 198.18.2.1/24 dev btap0
+				ip -n "$ns" link set btap0 up
+				ip netns exec "$ns" iperf3 -s -1 -B 198.18.2.1 >/dev/null 2>&1 &
+				pids+=($!)
+				sleep 0.5
+				guest_bg "tap-$r" "$kernel" $((secs + 60)) \
+					"ip addr add 198.18.2.2/24 dev vec0 && ip link set vec0 up &&
+					 iperf3 -c 198.18.2.1 -t $secs $flag -J >result.json" \
+					-a "vec0:transport=tap,ifname=btap0,depth=128,gro=1"
+				wait "${pids[-1]}" || true
+				bps=$(bps_of "$work/tap-$r/result.json")
+				vals+=("$bps")
+			done
+			record transports "tap-$dir" "$variant" bit/s \
+				"$(printf '%s\n' "${vals[@]}" | median)"
+		done
+	done
+}
+
+# --- a pair of guests through vecswitch, optionally with idle guests -----
+# pair_through_switch SUITE CASE VARIANT DEPTH IDLE [switch flags...]
+pair_through_switch() {
+	local suite=$1 case=$2 variant=$3 depth=$4 idle=$5 r i bps cpu0 cpu1 sw
+	local vals=() cpus=() idle_rx=()
+
+	shift 5
+	[ -x "$vecswitch" ] || die "no $vecswitch (run 'make')"
+	for r in $(seq 1 "$runs"); do
+		say "$case $variant depth=$depth idle=$idle run $r/$runs"
+		netns_fresh
+		rm -rf "${work:?}"/*
+		ip netns exec "$ns" "$vecswitch" --dgram "$work/sw.sock" \
+			--ctl "$work/ctl.sock" "$@" 2>"$work/switch.log" &
+		sw=$!
+		pids+=("$sw")
+		for i in $(seq 50); do [ -S "$work/sw.sock" ] && break; sleep 0.1; done
+		cpu0=$(cpu_of "$sw")
+		for i in $(seq 1 "$idle"); do
+			guest_bg "idle$i" "$ours" $((secs + 60)) \
+				"ip addr add 198.18.1.$((10 + i))/24 dev vec0 && ip link set vec0 up &&
+				 for t in \$(seq 900); do [ -e $work/stop ] && break; sleep 0.1; done;
+				 cat /sys/class/net/vec0/statistics/rx_bytes >rx_bytes" \
+				-a "vec0:transport=unixdgram,path=$work/sw.sock,depth=$depth"
+		done
+		guest_bg srv "$ours" $((secs + 60)) "$(server_cmd 198.18.1.1)" \
+			-a "vec0:transport=unixdgram,path=$work/sw.sock,depth=$depth"
+		guest_bg cli "$ours" $((secs + 60)) \
+			"$(client_cmd 198.18.1.2 198.18.1.1 "$work/srv")" \
+			-a "vec0:transport=unixdgram,path=$work/sw.sock,depth=$depth"
+		wait "${pids[-1]}" || true
+		cpu1=$(cpu_of "$sw")
+		touch "$work/stop"
+		wait "${pids[-2]}" || true
+		for i in $(seq 1 "$idle"); do
+			wait "${pids[-2 - i]}" || true
+			idle_rx+=("$(cat "$work/idle$i/rx_bytes" 2>/dev/null || echo -1)")
+		done
+		kill "$sw" 2>/dev/null || true
+		wait "$sw" 2>/dev/null || true
+		bps=$(bps_of "$work/cli/result.json")
+		vals+=("$bps")
+		cpus+=("$(echo "$cpu1 - $cpu0" | bc)")
+	done
+	record "$suite" "$case" "$variant" bit/s \
+		"$(printf '%s\n' "${vals[@]}" | median)" \
+		"$(printf '%s\n' "${cpus[@]}" | median)"
+	if [ "$idle" -gt 0 ]; then
+		record "$suite" "$case-idle-rx" "$variant" bytes \
+			"$(printf '%s\n' "${idle_rx[@]}" | sort -n | tail -n 1)"
+	fi
+}
+
+bench_g2g() {
+	local d
+	for d in 64 128; do
+		pair_through_switch g2g "unixdgram-depth$d" vecswitch "$d" 0
+	done
+}
+
+bench_idle() {
+	local n
+	for n in 0 1 2 4; do
+		pair_through_switch idle "idle$n" switch 128 "$n"
+		pair_through_switch idle "idle$n" hub 128 "$n" --hub
+	done
+}
+
+for s in "${suites[@]}"; do
+	case "$s" in
+	transports|g2g|idle) "bench_$s" ;;
+	*) die "unknown suite '$s' (transports, g2g, idle)" ;;
+	esac
+done
+
+/usr/bin/python3 "$top/scripts/bench-report.py" "$raw" "$out"
