@@ -13,10 +13,12 @@
 BUILD := $(CURDIR)/build
 SELFTESTS := tools/testing/selftests
 # Test directories make check runs, in order
-TEST_DIRS := um
+TEST_DIRS := um drivers/net/vecswitch
 
 export VECNET_SRC := $(CURDIR)
 export VECNET_BUILD := $(BUILD)
+# The switch's tests run its AddressSanitizer/UBSan build
+export VECSWITCH := $(BUILD)/vecswitch-asan
 
 all: kernel tools
 
@@ -30,6 +32,8 @@ baseline: deps
 	@scripts/kbuild.sh --baseline $(BUILD)
 
 tools: deps
+	@$(MAKE) -s -C tools/net/vecswitch O=$(BUILD)
+	@$(MAKE) -s -C tools/net/vecswitch O=$(BUILD) SANITIZE=1
 
 check: all
 	@scripts/run-selftests.sh $(TEST_DIRS)
@@ -39,6 +43,7 @@ demo: all
 
 bench: all baseline
 	@scripts/deps.sh bench
+	@$(MAKE) -s -C tools/net/vswblast O=$(BUILD)
 	@scripts/bench.sh
 
 clean:

@@ -55,6 +55,11 @@ def ratios(recs):
         q = ratio(find(recs, "idle", f"idle{n}", "switch"), find(recs, "idle", f"idle{n}", "hub"))
         if q is not None:
             out.append({"what": f"{n} idle: switch / hub", "ratio": q})
+    for size in ("64B", "1514B"):
+        for other in ("hub", "vde_switch"):
+            q = ratio(find(recs, "rate", size, "vecswitch"), find(recs, "rate", size, other))
+            if q is not None:
+                out.append({"what": f"forwarding {size}, 2 idle ports: vecswitch / {other}", "ratio": q})
     g2g = find(recs, "g2g", "unixdgram-depth128", "vecswitch")
     q = ratio(g2g, find(recs, "transports", "tap-tx", "baseline"))
     if q is not None:
@@ -67,7 +72,10 @@ def report(recs, rat):
              "Medians of repeated runs; every ratio compares figures from the same run.", "",
              "| suite | case | variant | value | CPU s |", "| --- | --- | --- | --- | --- |"]
     for r in recs:
-        v = f"{r['value'] / 1e9:.2f} Gbit/s" if r["unit"] == "bit/s" else f"{r['value']} {r['unit']}"
+        if r["unit"] == "bit/s":
+            v = f"{r['value'] / 1e9:.2f} Gbit/s"
+        else:
+            v = f"{r['value']} {r['unit']}"
         cpu = "" if r.get("cpu_s") is None else f"{r['cpu_s']}"
         lines.append(f"| {r['suite']} | {r['case']} | {r['variant']} | {v} | {cpu} |")
     lines += ["", "| comparison | ratio |", "| --- | --- |"]
@@ -96,6 +104,21 @@ def plots(recs, outdir):
         ax.set_title("One guest pair's throughput as idle guests attach")
         fig.tight_layout()
         fig.savefig(outdir / "idle-scaling.png", dpi=100)
+        plt.close(fig)
+    sizes = [z for z in ("64B", "1514B") if find(recs, "rate", z, "vecswitch")]
+    if sizes:
+        fig, ax = plt.subplots(figsize=(6, 4))
+        w = 0.27
+        for i, v in enumerate(("vecswitch", "hub", "vde_switch")):
+            ys = [(find(recs, "rate", z, v) or {"value": 0})["value"] for z in sizes]
+            ax.bar([x + i * w for x in range(len(sizes))], ys, w,
+                   label="vecswitch --hub" if v == "hub" else v)
+        ax.set_xticks([x + w for x in range(len(sizes))], sizes)
+        ax.set_ylabel("Mpps delivered")
+        ax.legend()
+        ax.set_title("Port-to-port forwarding, 2 idle ports attached")
+        fig.tight_layout()
+        fig.savefig(outdir / "switch-rate.png", dpi=100)
         plt.close(fig)
     cases = [c for c in ("tap-tx", "tap-rx") if find(recs, "transports", c, "baseline")]
     if cases:

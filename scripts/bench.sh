@@ -10,7 +10,8 @@
 #
 # Suites: transports (ours against the kernel's bundled vector driver),
 # g2g (guest to guest over unixdgram through vecswitch), idle (one pair's
-# throughput with idle guests attached, switch against --hub).
+# throughput with idle guests attached, switch against --hub), rate (port
+# to port forwarding with 2 idle ports: vecswitch, --hub, vde_switch).
 
 set -euo pipefail
 
@@ -23,7 +24,8 @@ vecswitch=$build/vecswitch
 runs=${RUNS:-3}
 secs=${SECS:-5}
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(transports g2g idle)
+[ ${#suites[@]} -gt 0 ] || suites=(rate transports g2g idle)
+vswblast=$build/vswblast
 
 mkdir -p "$out"
 raw=$out/raw.jsonl
@@ -98,7 +100,7 @@ client_cmd() {
 	      ping -c 1 -W 2 $2 >/dev/null; iperf3 -c $2 -t $secs $4 -J >result.json"
 }
 
-median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'; }
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'; }
 
 # --- transports: ours against the bundled driver, tap, both directions ----
 bench_transports() {
@@ -203,10 +205,46 @@ bench_idle() {
 	done
 }
 
+# --- port-to-port forwarding rate, 2 idle ports attached -----------------
+bench_rate() {
+	local size variant r json vals_p vals_b sw flag
+	[ -x "$vswblast" ] || die "no $vswblast (run 'make bench')"
+	for size in 64 1514; do
+		for variant in vecswitch hub vde_switch; do
+			vals_p=() vals_b=()
+			for r in $(seq 1 "$runs"); do
+				say "rate $variant ${size}B run $r/$runs"
+				netns_fresh
+				rm -rf "${work:?}"/*
+				case "$variant" in
+				vecswitch) ip netns exec "$ns" "$vecswitch" --dgram "$work/sw.sock" 2>/dev/null & ;;
+				hub) ip netns exec "$ns" "$vecswitch" --dgram "$work/sw.sock" --hub 2>/dev/null & ;;
+				vde_switch) ip netns exec "$ns" vde_switch -s "$work/sw.sock" >/dev/null 2>&1 </dev/null & ;;
+				esac
+				sw=$!
+				pids+=("$sw")
+				for _ in $(seq 50); do [ -e "$work/sw.sock" ] && break; sleep 0.1; done
+				flag=()
+				[ "$variant" = vde_switch ] && flag=(--vde)
+				json=$(ip netns exec "$ns" "$vswblast" "${flag[@]}" --switch "$work/sw.sock" \
+					--dir "$work" --size "$size" --seconds "$secs" --idle 2) || json='{"mpps":0,"gbps":0}'
+				echo "$json" >>"$out/rate.jsonl"
+				vals_p+=("$(echo "$json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["mpps"])')")
+				vals_b+=("$(echo "$json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["gbps"])')")
+				kill "$sw" 2>/dev/null || true
+				wait "$sw" 2>/dev/null || true
+			done
+			record rate "${size}B" "$variant" Mpps "$(printf '%s\n' "${vals_p[@]}" | median)"
+			record rate "${size}B-gbps" "$variant" Gbit/s "$(printf '%s\n' "${vals_b[@]}" | median)"
+		done
+	done
+}
+
+: >"$out/rate.jsonl"
 for s in "${suites[@]}"; do
 	case "$s" in
-	transports|g2g|idle) "bench_$s" ;;
-	*) die "unknown suite '$s' (transports, g2g, idle)" ;;
+	rate|transports|g2g|idle) "bench_$s" ;;
+	*) die "unknown suite '$s' (rate, transports, g2g, idle)" ;;
 	esac
 done
 

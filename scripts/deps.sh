@@ -16,11 +16,11 @@ packages=(
 	liburing-dev pkg-config
 	# tests, demo and benchmarks
 	iproute2 iputils-ping ethtool iperf3 tcpdump socat procps psmisc
-	uml-utilities shellcheck qemu-system-x86 busybox-static cpio
-	linux-image-amd64 vde2
+	uml-utilities shellcheck qemu-system-x86 busybox-static cpio kmod
+	util-linux linux-image-amd64 vde2
 )
 if [ "${1:-}" = bench ]; then
-	packages+=(python3-matplotlib)
+	packages+=(python3-matplotlib libvdeplug-dev)
 fi
 
 missing=()

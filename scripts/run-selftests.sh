@@ -14,6 +14,7 @@ set -uo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${VECNET_BUILD:-$top/build}
 export VECNET_SRC=${VECNET_SRC:-$top} VECNET_BUILD=$build
+export VECSWITCH=${VECSWITCH:-$build/vecswitch-asan}
 
 tree=$(find "$build" -maxdepth 1 -type d -name 'linux-*' | head -n 1)
 if [ -z "$tree" ]; then

@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ctl.c - the control socket: the server side (one request line in, one
+ * text or JSON report out, then close) and the `vecswitch ctl` client.
+ * Also owns the name tables of the counters that the reports print.
+ *
+ * Protocol, on a SOCK_STREAM unix socket: the client sends one line
+ * "<command>[ json]\n" with command ports, fdb or stats; the switch answers
+ * with the report and closes. Errors start with "error: " (text) or are an
+ * object {"error": "..."} (json).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include "vecswitch.h"
+
+#define CTL_TIMEOUT_MS	5000
+#define EXIT_USAGE	2
+
+#define PORT_STAT(n)	{ #n, offsetof(struct vs_port_stats, n) }
+const struct vs_stat_desc vs_port_stat_desc[] = {
+	PORT_STAT(rx_frames),
+	PORT_STAT(rx_bytes),
+	PORT_STAT(tx_frames),
+	PORT_STAT(tx_bytes),
+	PORT_STAT(rx_runt),
+	PORT_STAT(rx_oversize),
+	PORT_STAT(rx_bad_src),
+	PORT_STAT(rx_mac_lock),
+	PORT_STAT(rx_bad_len),
+	PORT_STAT(rx_errors),
+	PORT_STAT(tx_queue_full),
+	PORT_STAT(tx_errors),
+	PORT_STAT(tx_retries),
+	PORT_STAT(fdb_full),
+};
+
+const unsigned int vs_port_stat_count = ARRAY_SIZE(vs_port_stat_desc);
+
+#define SW_STAT(n)	{ #n, offsetof(struct vs_sw_stats, n) }
+const struct vs_stat_desc vs_sw_stat_desc[] = {
+	SW_STAT(no_port),
+	SW_STAT(unknown_dropped),
+	SW_STAT(isolated),
+	SW_STAT(fdb_moves),
+	SW_STAT(fdb_aged),
+	SW_STAT(ports_added),
+	SW_STAT(ports_removed),
+	SW_STAT(dead_peers),
+	SW_STAT(stream_bad_len),
+};
+
+const unsigned int vs_sw_stat_count = ARRAY_SIZE(vs_sw_stat_desc);
+
+/* ---- a growing output buffer ------------------------------------------------ */
+
+struct sbuf {
+	char *p;
+	size_t len;
+	size_t cap;
+	bool oom;
+};
+
+static void __attribute__((format(printf, 2, 3)))
+sb_printf(struct sbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (sb->oom)
+		return;
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(sb->p + sb->len, sb->cap - sb->len, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			sb->oom = true;
+			return;
+		}
+		if ((size_t)n < sb->cap - sb->len) {
+			sb->len += n;
+			return;
+		}
+		{
+			size_t cap = (sb->cap + n + 1) * 2;
+			char *np = realloc(sb->p, cap);
+
+			if (!np) {
+				sb->oom = true;
+				return;
+			}
+			sb->p = np;
+			sb->cap = cap;
+		}
+	}
+}
+
+/* JSON string: quotes, backslashes, control and non-ASCII bytes escaped */
+static void sb_json_str(struct sbuf *sb, const char *s)
+{
+	sb_printf(sb, "\"");
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			sb_printf(sb, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			sb_printf(sb, "\\u%04x", c);
+		else
+			sb_printf(sb, "%c", c);
+	}
+	sb_printf(sb, "\"");
+}
+
+static uint64_t stat_at(const void *base, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)base + off, sizeof(v));
+	return v;
+}
+
+void vs_mac_str(char *out, const uint8_t *m)
+{
+	sprintf(out, "%02x:%02x:%02x:%02x:%02x:%02x",
+		m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+
+/* ---- reports ---------------------------------------------------------------- */
+
+static void report_ports(struct vs_switch *sw, struct sbuf *sb, bool json)
+{
+	bool first = true;
+	unsigned int i;
+	char mac[18];
+
+	if (json)
+		sb_printf(sb, "{\"ports\":[");
+	else
+		sb_printf(sb, "%-5s %-9s %-6s %-5s %-11s %-17s %s\n", "ID",
+			  "TYPE", "UPLINK", "MACS", "QUEUE", "LOCKED", "NAME");
+	for (i = 0; i < sw->nports; i++) {
+		struct vs_port *p = sw->ports[i];
+
+		if (!p || p->dead)
+			continue;
+		if (p->locked)
+			vs_mac_str(mac, p->lock_mac);
+		else
+			snprintf(mac, sizeof(mac), "-");
+		if (!json) {
+			sb_printf(sb, "%-5u %-9s %-6s %-5u %5u/%-5u %-17s %s\n",
+				  p->id, vs_port_type_name(p),
+				  p->uplink ? "yes" : "no", p->fdb_count,
+				  p->txq.count, p->txq.cap, mac, p->name);
+			continue;
+		}
+		sb_printf(sb, "%s{\"id\":%u,\"type\":\"%s\",\"name\":",
+			  first ? "" : ",", p->id, vs_port_type_name(p));
+		sb_json_str(sb, p->name);
+		sb_printf(sb, ",\"uplink\":%s,\"macs\":%u,\"queue\":%u,"
+			  "\"queue_max\":%u,\"locked_mac\":",
+			  p->uplink ? "true" : "false", p->fdb_count,
+			  p->txq.count, p->txq.cap);
+		if (p->locked)
+			sb_printf(sb, "\"%s\"}", mac);
+		else
+			sb_printf(sb, "null}");
+		first = false;
+	}
+	if (json)
+		sb_printf(sb, "]}\n");
+}
+
+static void report_fdb(struct vs_switch *sw, struct sbuf *sb, bool json)
+{
+	struct vs_fdb *fdb = &sw->fdb;
+	bool first = true;
+	unsigned int i;
+	char mac[18];
+
+	if (json)
+		sb_printf(sb, "{\"max\":%u,\"age\":%u,\"fdb\":[", fdb->max,
+			  sw->cfg.age);
+	else
+		sb_printf(sb, "%-17s %-4s %-5s %s\n", "MAC", "VLAN", "PORT",
+			  "AGE");
+	for (i = 0; i < fdb->max; i++) {
+		struct vs_fdb_entry *e = &fdb->ent[i];
+		uint64_t age;
+
+		if (!e->used || e->port->dead)
+			continue;
+		age = (sw->now_ms - e->seen_ms) / 1000;
+		/* entries past their age wait for the sweep; hide them */
+		if (sw->cfg.age && age >= sw->cfg.age)
+			continue;
+		vs_mac_str(mac, e->mac);
+		if (json)
+			sb_printf(sb, "%s{\"mac\":\"%s\",\"vlan\":%u,\"port\":%u,\"age\":%llu}",
+				  first ? "" : ",", mac, e->vlan, e->port->id,
+				  (unsigned long long)age);
+		else
+			sb_printf(sb, "%-17s %-4u %-5u %llu\n", mac, e->vlan,
+				  e->port->id, (unsigned long long)age);
+		first = false;
+	}
+	if (json)
+		sb_printf(sb, "]}\n");
+}
+
+static void report_stats(struct vs_switch *sw, struct sbuf *sb, bool json)
+{
+	bool first = true;
+	unsigned int i, k;
+
+	if (json) {
+		sb_printf(sb, "{\"switch\":{\"io\":\"%s\",\"fdb_entries\":%u",
+			  sw->io->name, sw->fdb.count);
+		for (k = 0; k < vs_sw_stat_count; k++)
+			sb_printf(sb, ",\"%s\":%llu", vs_sw_stat_desc[k].name,
+				  (unsigned long long)stat_at(&sw->st,
+						vs_sw_stat_desc[k].off));
+		sb_printf(sb, "},\"ports\":[");
+	} else {
+		sb_printf(sb, "switch io %s\n  fdb_entries %u\n", sw->io->name,
+			  sw->fdb.count);
+		for (k = 0; k < vs_sw_stat_count; k++)
+			sb_printf(sb, "  %s %llu\n", vs_sw_stat_desc[k].name,
+				  (unsigned long long)stat_at(&sw->st,
+						vs_sw_stat_desc[k].off));
+	}
+	for (i = 0; i < sw->nports; i++) {
+		struct vs_port *p = sw->ports[i];
+
+		if (!p || p->dead)
+			continue;
+		if (json) {
+			sb_printf(sb, "%s{\"id\":%u,\"type\":\"%s\",\"name\":",
+				  first ? "" : ",", p->id, vs_port_type_name(p));
+			sb_json_str(sb, p->name);
+		} else {
+			sb_printf(sb, "port %u %s %s\n", p->id,
+				  vs_port_type_name(p), p->name);
+		}
+		for (k = 0; k < vs_port_stat_count; k++) {
+			unsigned long long v = stat_at(&p->st,
+						vs_port_stat_desc[k].off);
+
+			if (json)
+				sb_printf(sb, ",\"%s\":%llu",
+					  vs_port_stat_desc[k].name, v);
+			else
+				sb_printf(sb, "  %s %llu\n",
+					  vs_port_stat_desc[k].name, v);
+		}
+		if (json)
+			sb_printf(sb, "}");
+		first = false;
+	}
+	if (json)
+		sb_printf(sb, "]}\n");
+}
+
+static void ctl_answer(struct vs_switch *sw, struct vs_ctl_conn *c)
+{
+	char cmd[16] = "", flag[16] = "", extra[2] = "";
+	struct sbuf sb = { 0 };
+	bool json = false;
+	int n;
+
+	c->req[c->reqlen] = '\0';
+	n = sscanf(c->req, "%15s %15s %1s", cmd, flag, extra);
+	if (n >= 2 && !strcmp(flag, "json"))
+		json = true;
+	if (n < 1 || n > 2 || (n == 2 && !json))
+		goto bad;
+	if (!strcmp(cmd, "ports"))
+		report_ports(sw, &sb, json);
+	else if (!strcmp(cmd, "fdb"))
+		report_fdb(sw, &sb, json);
+	else if (!strcmp(cmd, "stats"))
+		report_stats(sw, &sb, json);
+	else
+		goto bad;
+	if (!sb.oom)
+		goto out;
+	free(sb.p);
+	sb = (struct sbuf){ 0 };
+	sb_printf(&sb, json ? "{\"error\":\"out of memory\"}\n" :
+		  "error: out of memory\n");
+	goto out;
+bad:
+	if (json)
+		sb_printf(&sb, "{\"error\":\"unknown request\"}\n");
+	else
+		sb_printf(&sb, "error: unknown request, want ports|fdb|stats [json]\n");
+out:
+	c->out = sb.p;
+	c->outlen = sb.oom ? 0 : sb.len;
+	c->outoff = 0;
+}
+
+/* ---- server side ------------------------------------------------------------- */
+
+static void ctl_close(struct vs_ctl_conn *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->out);
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+}
+
+void vs_ctl_accept(struct vs_switch *sw)
+{
+	unsigned int i;
+	int fd;
+
+	fd = accept4(sw->ctl_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (i = 0; i < VS_CTL_MAX_CONN; i++)
+		if (sw->ctl[i].fd < 0)
+			break;
+	/* a busy switch answers a few clients at a time; the rest retry */
+	if (i == VS_CTL_MAX_CONN ||
+	    vs_epoll_add(sw, fd, vs_ev(VS_EV_CTL_CONN, i), EPOLLIN) < 0) {
+		close(fd);
+		return;
+	}
+	sw->ctl[i].fd = fd;
+	sw->ctl[i].deadline_ms = sw->now_ms + CTL_TIMEOUT_MS;
+}
+
+static void ctl_write(struct vs_switch *sw, struct vs_ctl_conn *c)
+{
+	struct epoll_event ev = {
+		.events = EPOLLOUT,
+		.data.u64 = vs_ev(VS_EV_CTL_CONN, c - sw->ctl),
+	};
+
+	while (c->outoff < c->outlen) {
+		ssize_t r = send(c->fd, c->out + c->outoff,
+				 c->outlen - c->outoff,
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (r < 0 && errno == EAGAIN) {
+			epoll_ctl(sw->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+			return;
+		}
+		if (r <= 0)
+			break;
+		c->outoff += r;
+	}
+	ctl_close(c);
+}
+
+void vs_ctl_event(struct vs_switch *sw, unsigned int idx, uint32_t events)
+{
+	struct vs_ctl_conn *c;
+	ssize_t r;
+
+	if (idx >= VS_CTL_MAX_CONN || sw->ctl[idx].fd < 0)
+		return;
+	c = &sw->ctl[idx];
+	if (c->out) {
+		ctl_write(sw, c);
+		return;
+	}
+	r = recv(c->fd, c->req + c->reqlen, sizeof(c->req) - 1 - c->reqlen,
+		 MSG_DONTWAIT);
+	if (r < 0 && errno == EAGAIN)
+		return;
+	if (r > 0) {
+		c->reqlen += r;
+		if (!memchr(c->req, '\n', c->reqlen) &&
+		    c->reqlen < sizeof(c->req) - 1)
+			return;
+	} else if (r < 0 || !c->reqlen || (events & EPOLLERR)) {
+		ctl_close(c);
+		return;
+	}
+	/* a full line, a full buffer, or end of input: answer */
+	ctl_answer(sw, c);
+	ctl_write(sw, c);
+}
+
+void vs_ctl_expire(struct vs_switch *sw)
+{
+	unsigned int i;
+
+	for (i = 0; i < VS_CTL_MAX_CONN; i++)
+		if (sw->ctl[i].fd >= 0 && sw->now_ms >= sw->ctl[i].deadline_ms)
+			ctl_close(&sw->ctl[i]);
+}
+
+void vs_ctl_close_all(struct vs_switch *sw)
+{
+	unsigned int i;
+
+	for (i = 0; i < VS_CTL_MAX_CONN; i++)
+		if (sw->ctl[i].fd >= 0)
+			ctl_close(&sw->ctl[i]);
+}
+
+/* ---- the `vecswitch ctl` client ----------------------------------------------- */
+
+static int __attribute__((format(printf, 1, 2))) ctl_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("vecswitch ctl: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	return EXIT_USAGE;
+}
+
+int vs_ctl_client(int argc, char **argv)
+{
+	struct timeval tv = { .tv_sec = CTL_TIMEOUT_MS / 1000 };
+	const char *path = NULL, *cmd = NULL;
+	struct sockaddr_un sa;
+	char req[32], buf[4096];
+	bool json = false, failed = false;
+	socklen_t len;
+	int i, fd, n;
+	ssize_t r;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--ctl")) {
+			if (++i == argc)
+				return ctl_usage("--ctl: needs an argument");
+			path = argv[i];
+		} else if (!strncmp(argv[i], "--ctl=", 6)) {
+			path = argv[i] + 6;
+		} else if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[i], "ports") || !strcmp(argv[i], "fdb") ||
+			   !strcmp(argv[i], "stats")) {
+			if (cmd)
+				return ctl_usage("%s: only one command", argv[i]);
+			cmd = argv[i];
+		} else {
+			return ctl_usage("%s: unknown argument (want %s)",
+					 argv[i], "--ctl PATH ports|fdb|stats [--json]");
+		}
+	}
+	if (!path)
+		return ctl_usage("--ctl: missing (the switch's control socket)");
+	if (!cmd)
+		return ctl_usage("no command (ports, fdb or stats)");
+	if (vs_sockaddr_un(&sa, &len, path) < 0)
+		return ctl_usage("--ctl: path empty or too long");
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, len) < 0) {
+		fprintf(stderr, "vecswitch ctl: %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	n = snprintf(req, sizeof(req), "%s%s\n", cmd, json ? " json" : "");
+	if (send(fd, req, n, MSG_NOSIGNAL) != n) {
+		fprintf(stderr, "vecswitch ctl: send: %s\n", strerror(errno));
+		close(fd);
+		return 1;
+	}
+	shutdown(fd, SHUT_WR);
+	n = 0;
+	while ((r = recv(fd, buf, sizeof(buf), 0)) > 0) {
+		/* the switch refused the request: say so in the exit code */
+		if (!n++ && ((r >= 6 && !strncmp(buf, "error:", 6)) ||
+			     (r >= 8 && !strncmp(buf, "{\"error\"", 8))))
+			failed = true;
+		if (fwrite(buf, 1, r, stdout) != (size_t)r)
+			break;
+	}
+	close(fd);
+	if (r < 0) {
+		fprintf(stderr, "vecswitch ctl: receive: %s\n", strerror(errno));
+		return 1;
+	}
+	return failed ? 1 : 0;
+}

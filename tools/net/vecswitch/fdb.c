@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fdb.c - the forwarding table: (MAC, VLAN) -> port, with learning, moves,
+ * aging, a total limit and a per-port limit.
+ *
+ * Entries live in one preallocated array chained into hash buckets, so the
+ * table never allocates after start-up and a flood of random source MACs
+ * costs at most fdb_max entries.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vecswitch.h"
+
+static unsigned int fdb_hash(const uint8_t *mac, uint16_t vlan,
+			     unsigned int mask)
+{
+	uint32_t h = 2166136261u;
+	int i;
+
+	for (i = 0; i < 6; i++)
+		h = (h ^ mac[i]) * 16777619u;
+	h = (h ^ (vlan & 0xff)) * 16777619u;
+	h = (h ^ (vlan >> 8)) * 16777619u;
+	return h & mask;
+}
+
+int vs_fdb_init(struct vs_fdb *fdb, unsigned int max)
+{
+	unsigned int i, n = 16;
+
+	while (n < max * 2)
+		n <<= 1;
+	fdb->ent = calloc(max, sizeof(*fdb->ent));
+	fdb->bucket = malloc(n * sizeof(*fdb->bucket));
+	if (!fdb->ent || !fdb->bucket) {
+		free(fdb->ent);
+		free(fdb->bucket);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		fdb->bucket[i] = -1;
+	for (i = 0; i < max; i++)
+		fdb->ent[i].next = i + 1 < max ? (int)i + 1 : -1;
+	fdb->nbuckets = n;
+	fdb->max = max;
+	fdb->count = 0;
+	fdb->free_head = 0;
+	return 0;
+}
+
+void vs_fdb_fini(struct vs_fdb *fdb)
+{
+	free(fdb->ent);
+	free(fdb->bucket);
+	fdb->ent = NULL;
+	fdb->bucket = NULL;
+}
+
+static int *fdb_find_link(struct vs_fdb *fdb, const uint8_t *mac,
+			  uint16_t vlan)
+{
+	int *link = &fdb->bucket[fdb_hash(mac, vlan, fdb->nbuckets - 1)];
+
+	while (*link >= 0) {
+		struct vs_fdb_entry *e = &fdb->ent[*link];
+
+		if (e->vlan == vlan && !memcmp(e->mac, mac, 6))
+			return link;
+		link = &e->next;
+	}
+	return link;
+}
+
+static void fdb_unlink(struct vs_fdb *fdb, int *link)
+{
+	int idx = *link;
+	struct vs_fdb_entry *e = &fdb->ent[idx];
+
+	*link = e->next;
+	e->port->fdb_count--;
+	e->used = false;
+	e->port = NULL;
+	e->next = fdb->free_head;
+	fdb->free_head = idx;
+	fdb->count--;
+}
+
+static bool fdb_expired(const struct vs_switch *sw,
+			const struct vs_fdb_entry *e)
+{
+	return sw->cfg.age &&
+	       sw->now_ms - e->seen_ms >= (uint64_t)sw->cfg.age * 1000;
+}
+
+struct vs_port *vs_fdb_lookup(struct vs_switch *sw, const uint8_t *mac,
+			      uint16_t vlan)
+{
+	int *link = fdb_find_link(&sw->fdb, mac, vlan);
+	struct vs_fdb_entry *e;
+
+	if (*link < 0)
+		return NULL;
+	e = &sw->fdb.ent[*link];
+	/* the sweep runs once a second; do not forward on a stale entry */
+	if (fdb_expired(sw, e) || e->port->dead)
+		return NULL;
+	return e->port;
+}
+
+/* The port that owns mac on any VLAN, used by --mac-lock. */
+struct vs_port *vs_fdb_owner(struct vs_switch *sw, const uint8_t *mac)
+{
+	unsigned int i;
+
+	for (i = 0; i < sw->nports; i++) {
+		struct vs_port *p = sw->ports[i];
+
+		if (p && !p->dead && p->locked && !memcmp(p->lock_mac, mac, 6))
+			return p;
+	}
+	return NULL;
+}
+
+void vs_fdb_learn(struct vs_switch *sw, struct vs_port *p,
+		  const uint8_t *mac, uint16_t vlan)
+{
+	struct vs_fdb *fdb = &sw->fdb;
+	int *link = fdb_find_link(fdb, mac, vlan);
+	struct vs_fdb_entry *e;
+	char m[18];
+	int idx;
+
+	if (*link >= 0) {
+		e = &fdb->ent[*link];
+		if (e->port != p) {
+			if (!p->uplink && p->fdb_count >= sw->cfg.fdb_port_max) {
+				p->st.fdb_full++;
+				return;
+			}
+			if (!fdb_expired(sw, e))
+				sw->st.fdb_moves++;
+			vs_mac_str(m, mac);
+			vs_log(sw, 2, "fdb: %s vlan %u moves from port %u to %u",
+			       m, vlan, e->port->id, p->id);
+			e->port->fdb_count--;
+			e->port = p;
+			p->fdb_count++;
+		}
+		e->seen_ms = sw->now_ms;
+		return;
+	}
+
+	if (fdb->free_head < 0 ||
+	    (!p->uplink && p->fdb_count >= sw->cfg.fdb_port_max)) {
+		p->st.fdb_full++;
+		return;
+	}
+	idx = fdb->free_head;
+	e = &fdb->ent[idx];
+	fdb->free_head = e->next;
+	memcpy(e->mac, mac, 6);
+	e->vlan = vlan;
+	e->port = p;
+	e->seen_ms = sw->now_ms;
+	e->used = true;
+	e->next = -1;
+	*link = idx;
+	fdb->count++;
+	p->fdb_count++;
+	vs_mac_str(m, mac);
+	vs_log(sw, 2, "fdb: learned %s vlan %u on port %u", m, vlan, p->id);
+}
+
+/* Remove every entry that matches: a given port, or (port NULL) expired. */
+static void fdb_remove_if(struct vs_switch *sw, struct vs_port *p)
+{
+	struct vs_fdb *fdb = &sw->fdb;
+	unsigned int b;
+
+	for (b = 0; b < fdb->nbuckets; b++) {
+		int *link = &fdb->bucket[b];
+
+		while (*link >= 0) {
+			struct vs_fdb_entry *e = &fdb->ent[*link];
+
+			if (p ? e->port == p : fdb_expired(sw, e)) {
+				if (!p)
+					sw->st.fdb_aged++;
+				fdb_unlink(fdb, link);
+			} else {
+				link = &e->next;
+			}
+		}
+	}
+}
+
+void vs_fdb_flush_port(struct vs_switch *sw, struct vs_port *p)
+{
+	if (p->fdb_count)
+		fdb_remove_if(sw, p);
+}
+
+void vs_fdb_sweep(struct vs_switch *sw)
+{
+	if (sw->cfg.age && sw->fdb.count)
+		fdb_remove_if(sw, NULL);
+}

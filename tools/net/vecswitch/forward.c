@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * forward.c - the forwarding decision for one received frame: validation,
+ * MAC lock, learning, and where the frame goes (one port, a flood, or
+ * nowhere), including hub mode and --isolate.
+ */
+#include <string.h>
+
+#include "vecswitch.h"
+
+#define ETH_P_8021Q_HI	0x81
+#define ETH_P_8021Q_LO	0x00
+
+static bool mac_is_multicast(const uint8_t *mac)
+{
+	return mac[0] & 1;
+}
+
+static bool mac_is_zero(const uint8_t *mac)
+{
+	return !(mac[0] | mac[1] | mac[2] | mac[3] | mac[4] | mac[5]);
+}
+
+static uint16_t frame_vlan(const uint8_t *frame, unsigned int len)
+{
+	if (len >= 18 && frame[12] == ETH_P_8021Q_HI &&
+	    frame[13] == ETH_P_8021Q_LO)
+		return ((frame[14] << 8) | frame[15]) & 0x0fff;
+	return 0;
+}
+
+/* Guests may talk to each other unless --isolate; the uplink to anyone. */
+static bool may_reach(const struct vs_switch *sw, const struct vs_port *in,
+		      const struct vs_port *out)
+{
+	return !sw->cfg.isolate || in->uplink || out->uplink;
+}
+
+static bool mac_lock_ok(struct vs_switch *sw, struct vs_port *in,
+			const uint8_t *src)
+{
+	struct vs_port *owner;
+
+	if (!sw->cfg.mac_lock || in->uplink)
+		return true;
+	if (in->locked)
+		return !memcmp(in->lock_mac, src, 6);
+	/* the first source MAC claims the port, unless another port holds it */
+	owner = vs_fdb_owner(sw, src);
+	if (owner && owner != in)
+		return false;
+	memcpy(in->lock_mac, src, 6);
+	in->locked = true;
+	return true;
+}
+
+static void enqueue(struct vs_port *out, struct vs_buf **b,
+		    const uint8_t *frame, unsigned int len)
+{
+	if (out->txq.count >= out->txq.cap) {
+		out->st.tx_queue_full++;
+		return;
+	}
+	if (!*b) {
+		*b = vs_buf_new(frame, len);
+		if (!*b) {
+			out->st.tx_errors++;
+			return;
+		}
+	}
+	vs_queue_push(out, *b);
+}
+
+void vs_forward(struct vs_switch *sw, struct vs_port *in,
+		const uint8_t *frame, unsigned int len)
+{
+	const uint8_t *dst = frame, *src = frame + 6;
+	struct vs_buf *b = NULL;
+	bool blocked = false;
+	struct vs_port *out;
+	unsigned int i;
+	uint16_t vlan;
+
+	if (len < ETH_HLEN_MIN) {
+		in->st.rx_runt++;
+		return;
+	}
+	if (len > sw->cfg.max_frame) {
+		in->st.rx_oversize++;
+		return;
+	}
+	if (mac_is_multicast(src) || mac_is_zero(src)) {
+		in->st.rx_bad_src++;
+		return;
+	}
+	if (!mac_lock_ok(sw, in, src)) {
+		in->st.rx_mac_lock++;
+		return;
+	}
+	in->st.rx_frames++;
+	in->st.rx_bytes += len;
+
+	vlan = frame_vlan(frame, len);
+	if (!sw->cfg.hub) {
+		vs_fdb_learn(sw, in, src, vlan);
+		if (!mac_is_multicast(dst)) {
+			out = vs_fdb_lookup(sw, dst, vlan);
+			if (out) {
+				/* the destination sits behind the ingress port */
+				if (out == in)
+					return;
+				if (!may_reach(sw, in, out)) {
+					sw->st.isolated++;
+					return;
+				}
+				enqueue(out, &b, frame, len);
+				goto done;
+			}
+			if (!sw->cfg.flood_unknown) {
+				sw->st.unknown_dropped++;
+				return;
+			}
+		}
+	}
+
+	for (i = 0; i < sw->nports; i++) {
+		out = sw->ports[i];
+		if (!out || out == in || out->dead)
+			continue;
+		if (!may_reach(sw, in, out)) {
+			blocked = true;
+			continue;
+		}
+		enqueue(out, &b, frame, len);
+	}
+	if (blocked)
+		sw->st.isolated++;
+done:
+	if (b)
+		vs_buf_put(b);	/* drop the creator's reference */
+}

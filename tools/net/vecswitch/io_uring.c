@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * io_uring.c - the io_uring I/O backend (liburing). The dgram socket is read
+ * by one multishot RECVMSG into a ring of provided buffers; frames for dgram
+ * peers go out as one linked chain of SENDMSG entries per peer, many peers
+ * per submit. Everything else (listeners, stream, seqpacket, tap, control,
+ * signals, dgram wake-up probes) stays on the epoll set, which the ring
+ * watches with a poll request re-armed after each completion, so one
+ * io_uring_enter waits for all of it. Readiness that appears while we are
+ * busy (an epoll_ctl() that finds the fd ready at once, say) was seen not
+ * to complete that poll, so the epoll set is also checked without waiting
+ * before each blocking wait.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <liburing.h>
+#include <sys/epoll.h>
+
+#include "vecswitch.h"
+
+#define RING_ENTRIES	256
+#define CQ_ENTRIES	1024
+#define NBUF		256		/* provided receive buffers, power of 2 */
+#define BGID		0
+#define NSEND		RING_ENTRIES	/* sends in flight at most */
+#define CHAIN_MAX	32		/* frames per peer per submit */
+#define EPOLL_EVENTS	64
+
+enum { TAG_EPOLL = 1, TAG_RECV, TAG_SEND };
+
+#define UD(tag, idx)	(((uint64_t)(idx) << 8) | (tag))
+
+struct uring_send {
+	struct msghdr mh;
+	struct iovec iov;
+	struct vs_port *port;
+	struct vs_buf *buf;
+	int next_free;
+};
+
+struct uring_priv {
+	struct io_uring ring;
+	struct io_uring_buf_ring *br;
+	uint8_t *bufmem;
+	size_t bufsz;
+	struct msghdr rx_mh;		/* template for the multishot recvmsg */
+	struct uring_send send[NSEND];
+	int send_free;
+	bool recv_armed;
+	bool poll_armed;
+};
+
+static struct uring_priv *priv(struct vs_switch *sw)
+{
+	return sw->io_priv;
+}
+
+static struct io_uring_sqe *get_sqe(struct uring_priv *u)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+
+	if (!sqe) {
+		io_uring_submit(&u->ring);
+		sqe = io_uring_get_sqe(&u->ring);
+	}
+	return sqe;
+}
+
+static void arm_poll(struct uring_priv *u, int epfd)
+{
+	struct io_uring_sqe *sqe = get_sqe(u);
+
+	if (!sqe)
+		return;
+	io_uring_prep_poll_add(sqe, epfd, POLLIN);
+	io_uring_sqe_set_data64(sqe, UD(TAG_EPOLL, 0));
+	u->poll_armed = true;
+}
+
+static void arm_recv(struct uring_priv *u, int fd)
+{
+	struct io_uring_sqe *sqe = get_sqe(u);
+
+	if (!sqe)
+		return;
+	io_uring_prep_recvmsg_multishot(sqe, fd, &u->rx_mh, 0);
+	sqe->flags |= IOSQE_BUFFER_SELECT;
+	sqe->buf_group = BGID;
+	io_uring_sqe_set_data64(sqe, UD(TAG_RECV, 0));
+	u->recv_armed = true;
+}
+
+static void buf_return(struct uring_priv *u, unsigned int bid)
+{
+	io_uring_buf_ring_add(u->br, u->bufmem + (size_t)bid * u->bufsz,
+			      u->bufsz, bid, io_uring_buf_ring_mask(NBUF), 0);
+	io_uring_buf_ring_advance(u->br, 1);
+}
+
+static void uring_fini(struct vs_switch *sw)
+{
+	struct uring_priv *u = priv(sw);
+	unsigned int i;
+
+	if (!u)
+		return;
+	for (i = 0; i < NSEND; i++)
+		if (u->send[i].buf)
+			vs_buf_put(u->send[i].buf);
+	io_uring_queue_exit(&u->ring);
+	free(u->br);
+	free(u->bufmem);
+	free(u);
+	sw->io_priv = NULL;
+}
+
+static int setup_bufs(struct uring_priv *u, size_t max_frame)
+{
+	struct io_uring_buf_reg reg = { 0 };
+	unsigned int i;
+
+	/* each buffer starts with a struct io_uring_recvmsg_out: align it */
+	u->bufsz = (sizeof(struct io_uring_recvmsg_out) +
+		    sizeof(struct sockaddr_un) + max_frame + 63) & ~(size_t)63;
+	u->bufmem = malloc(u->bufsz * NBUF);
+	if (posix_memalign((void **)&u->br, 4096,
+			   NBUF * sizeof(struct io_uring_buf)) || !u->bufmem)
+		return -1;
+	reg.ring_addr = (unsigned long)u->br;
+	reg.ring_entries = NBUF;
+	reg.bgid = BGID;
+	if (io_uring_register_buf_ring(&u->ring, &reg, 0) < 0)
+		return -1;
+	io_uring_buf_ring_init(u->br);
+	for (i = 0; i < NBUF; i++)
+		io_uring_buf_ring_add(u->br, u->bufmem + (size_t)i * u->bufsz,
+				      u->bufsz, i, io_uring_buf_ring_mask(NBUF),
+				      i);
+	io_uring_buf_ring_advance(u->br, NBUF);
+	return 0;
+}
+
+static int uring_init(struct vs_switch *sw)
+{
+	struct io_uring_params p = { 0 };
+	struct io_uring_cqe *cqe;
+	struct uring_priv *u;
+	int i, r;
+
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return -1;
+	p.flags = IORING_SETUP_CQSIZE | IORING_SETUP_SUBMIT_ALL |
+		  IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER;
+	p.cq_entries = CQ_ENTRIES;
+	r = io_uring_queue_init_params(RING_ENTRIES, &u->ring, &p);
+	if (r < 0) {
+		/* older kernels know fewer setup flags */
+		memset(&p, 0, sizeof(p));
+		p.flags = IORING_SETUP_CQSIZE;
+		p.cq_entries = CQ_ENTRIES;
+		r = io_uring_queue_init_params(RING_ENTRIES, &u->ring, &p);
+	}
+	if (r < 0) {
+		free(u);
+		return -1;
+	}
+	sw->io_priv = u;
+	for (i = 0; i < NSEND; i++)
+		u->send[i].next_free = i + 1 < NSEND ? i + 1 : -1;
+	u->send_free = 0;
+
+	if (sw->dgram_fd >= 0) {
+		if (setup_bufs(u, sw->cfg.max_frame) < 0)
+			goto err;
+		u->rx_mh.msg_namelen = sizeof(struct sockaddr_un);
+		arm_recv(u, sw->dgram_fd);
+	}
+	arm_poll(u, sw->epfd);
+	if (io_uring_submit(&u->ring) < 0)
+		goto err;
+	/* kernels without multishot recvmsg refuse it at once */
+	if (io_uring_peek_cqe(&u->ring, &cqe) == 0 && cqe->res == -EINVAL)
+		goto err;
+	return 0;
+err:
+	uring_fini(sw);
+	return -1;
+}
+
+/* ---- completions ------------------------------------------------------------- */
+
+/* Dispatch what the epoll set has ready now; returns how many. */
+static int epoll_ready(struct vs_switch *sw)
+{
+	struct epoll_event ev[EPOLL_EVENTS];
+	int i, n;
+
+	n = epoll_wait(sw->epfd, ev, EPOLL_EVENTS, 0);
+	for (i = 0; i < n; i++)
+		vs_dispatch(sw, ev[i].data.u64, ev[i].events);
+	return n > 0 ? n : 0;
+}
+
+static void recv_done(struct vs_switch *sw, struct io_uring_cqe *cqe)
+{
+	struct uring_priv *u = priv(sw);
+	struct io_uring_recvmsg_out *out;
+	unsigned int bid;
+	uint8_t *buf;
+
+	if (!(cqe->flags & IORING_CQE_F_MORE))
+		u->recv_armed = false;
+	if (cqe->res < 0 || !(cqe->flags & IORING_CQE_F_BUFFER))
+		return;		/* ENOBUFS and friends: re-armed below */
+	bid = cqe->flags >> IORING_CQE_BUFFER_SHIFT;
+	buf = u->bufmem + (size_t)bid * u->bufsz;
+	out = io_uring_recvmsg_validate(buf, cqe->res, &u->rx_mh);
+	if (out) {
+		socklen_t alen = out->namelen;
+
+		if (alen > sizeof(struct sockaddr_un))
+			alen = 0;	/* cut short: cannot answer it */
+		vs_dgram_input(sw, io_uring_recvmsg_name(out), alen,
+			       io_uring_recvmsg_payload(out, &u->rx_mh),
+			       io_uring_recvmsg_payload_length(out, cqe->res,
+							       &u->rx_mh),
+			       out->flags & MSG_TRUNC);
+	}
+	buf_return(u, bid);
+}
+
+static void send_done(struct vs_switch *sw, unsigned int idx, int res)
+{
+	struct uring_priv *u = priv(sw);
+	struct uring_send *s = &u->send[idx];
+	struct vs_port *p = s->port;
+	bool head = !p->dead && p->txq.count && vs_queue_peek(p, 0) == s->buf;
+
+	p->inflight--;
+	if (p->dead) {
+		/* nothing to account; the port goes at the end of the turn */
+	} else if (res >= 0) {
+		vs_dgram_unblocked(p);
+		if (head)
+			vs_port_sent(p);
+	} else if (res == -ECANCELED) {
+		/* an earlier link of the chain failed; the frame stays queued */
+	} else if (res == -EAGAIN || res == -ENOBUFS) {
+		vs_dgram_blocked(sw, p);
+	} else if (vs_dgram_dead_errno(-res)) {
+		sw->st.dead_peers++;
+		vs_port_remove(sw, p, strerror(-res));
+	} else {
+		p->st.tx_errors++;
+		if (head)
+			vs_queue_pop(p);
+	}
+	vs_buf_put(s->buf);
+	s->buf = NULL;
+	s->port = NULL;
+	s->next_free = u->send_free;
+	u->send_free = idx;
+}
+
+static int uring_wait(struct vs_switch *sw, int timeout_ms)
+{
+	struct __kernel_timespec ts = {
+		.tv_sec = timeout_ms / 1000,
+		.tv_nsec = (long long)(timeout_ms % 1000) * 1000000,
+	};
+	struct uring_priv *u = priv(sw);
+	struct io_uring_cqe *cqe;
+	unsigned int head, seen = 0, ncqe = 0;
+	int r;
+
+	if (!u->recv_armed && sw->dgram_fd >= 0)
+		arm_recv(u, sw->dgram_fd);
+	if (!u->poll_armed)
+		arm_poll(u, sw->epfd);
+
+	/* something ready already: do not sleep, just submit and reap */
+	if (epoll_ready(sw)) {
+		sw->now_ms = vs_now_ms();
+		vs_flush_all(sw);
+		ts.tv_sec = 0;
+		ts.tv_nsec = 0;
+		timeout_ms = 0;
+	}
+	r = io_uring_submit_and_wait_timeout(&u->ring, &cqe, 1,
+					     timeout_ms < 0 ? NULL : &ts, NULL);
+	if (r < 0 && r != -ETIME && r != -EINTR && r != -EAGAIN &&
+	    r != -EBUSY) {
+		errno = -r;
+		return -1;
+	}
+	sw->now_ms = vs_now_ms();
+
+	io_uring_for_each_cqe(&u->ring, head, cqe) {
+		uint64_t ud = io_uring_cqe_get_data64(cqe);
+
+		ncqe++;
+		switch (ud & 0xff) {
+		case TAG_EPOLL:
+			if (!(cqe->flags & IORING_CQE_F_MORE))
+				u->poll_armed = false;
+			epoll_ready(sw);
+			break;
+		case TAG_RECV:
+			recv_done(sw, cqe);
+			/* keep peers' queues moving during a long burst */
+			if (!(++seen % VS_BATCH))
+				vs_flush_all(sw);
+			break;
+		case TAG_SEND:
+			send_done(sw, ud >> 8, cqe->res);
+			break;
+		}
+	}
+	io_uring_cq_advance(&u->ring, ncqe);
+	return 0;
+}
+
+/* ---- sends ---------------------------------------------------------------------- */
+
+/*
+ * One chain per peer: linked entries run in order and a failure cancels
+ * the rest, so a peer that fills up never sees its frames reordered.
+ */
+static void uring_flush_dgram(struct vs_switch *sw)
+{
+	struct uring_priv *u = priv(sw);
+	unsigned int i, j, n;
+
+	for (i = 0; i < sw->nports; i++) {
+		struct vs_port *p = sw->ports[i];
+
+		if (!p || p->dead || p->type != VS_PORT_DGRAM ||
+		    !p->txq.count || p->inflight ||
+		    p->retry_at_ms > sw->now_ms)
+			continue;
+		n = p->txq.count < CHAIN_MAX ? p->txq.count : CHAIN_MAX;
+		if (io_uring_sq_space_left(&u->ring) < n)
+			io_uring_submit(&u->ring);
+		if (io_uring_sq_space_left(&u->ring) < n)
+			return;
+		for (j = 0; j < n && u->send_free >= 0; j++) {
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+			int idx = u->send_free;
+			struct uring_send *s = &u->send[idx];
+
+			u->send_free = s->next_free;
+			s->buf = vs_queue_peek(p, j);
+			s->buf->refcnt++;
+			s->port = p;
+			s->iov.iov_base = s->buf->data;
+			s->iov.iov_len = s->buf->len;
+			memset(&s->mh, 0, sizeof(s->mh));
+			s->mh.msg_name = &p->addr;
+			s->mh.msg_namelen = p->addrlen;
+			s->mh.msg_iov = &s->iov;
+			s->mh.msg_iovlen = 1;
+			io_uring_prep_sendmsg(sqe, sw->dgram_fd, &s->mh,
+					      MSG_DONTWAIT | MSG_NOSIGNAL);
+			io_uring_sqe_set_data64(sqe, UD(TAG_SEND, idx));
+			if (j + 1 < n && u->send_free >= 0)
+				sqe->flags |= IOSQE_IO_LINK;
+			p->inflight++;
+		}
+		if (u->send_free < 0)
+			break;
+	}
+}
+
+const struct vs_io_ops vs_io_uring = {
+	.name		= "uring",
+	.init		= uring_init,
+	.fini		= uring_fini,
+	.wait		= uring_wait,
+	.flush_dgram	= uring_flush_dgram,
+};

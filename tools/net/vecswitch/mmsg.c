@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmsg.c - the portable I/O backend: epoll for readiness, recvmmsg to take
+ * a batch of datagrams off the switch socket, sendmmsg to push the queued
+ * frames of many dgram peers in one call. Used where io_uring is missing
+ * and with --no-uring. The dgram flush is shared with the io_uring backend
+ * when that one cannot submit.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include "vecswitch.h"
+
+#define RX_BATCHES_PER_EVENT	4
+#define FLUSH_ROUNDS		64
+#define EPOLL_EVENTS		64
+
+void vs_mmsg_dgram_rx(struct vs_switch *sw)
+{
+	struct mmsghdr mm[VS_BATCH];
+	struct iovec iov[VS_BATCH];
+	int round, i, r;
+
+	for (round = 0; round < RX_BATCHES_PER_EVENT; round++) {
+		vs_rx_batch_init(sw, mm, iov, true);
+		r = recvmmsg(sw->dgram_fd, mm, VS_BATCH, MSG_DONTWAIT, NULL);
+		if (r <= 0)
+			return;
+		for (i = 0; i < r; i++)
+			vs_dgram_input(sw, &sw->rxaddr[i],
+				       mm[i].msg_hdr.msg_namelen,
+				       iov[i].iov_base, mm[i].msg_len,
+				       mm[i].msg_hdr.msg_flags & MSG_TRUNC);
+		/* send before the next batch so per-port queues stay short */
+		vs_flush_all(sw);
+		if (r < VS_BATCH)
+			return;
+	}
+}
+
+static bool dgram_ready(const struct vs_switch *sw, const struct vs_port *p)
+{
+	return p && !p->dead && p->type == VS_PORT_DGRAM && p->txq.count &&
+	       !p->inflight && p->retry_at_ms <= sw->now_ms;
+}
+
+/*
+ * Gather the queues of every dgram peer that may be sent to into one
+ * sendmmsg. A peer whose queue is full answers EAGAIN; it backs off on its
+ * own and the others keep going, so one stopped guest blocks nobody.
+ */
+void vs_mmsg_flush_dgram(struct vs_switch *sw)
+{
+	struct vs_port *owner[VS_BATCH];
+	struct mmsghdr mm[VS_BATCH];
+	struct iovec iov[VS_BATCH];
+	unsigned int i, j, n;
+	int round, r;
+
+	for (round = 0; round < FLUSH_ROUNDS; round++) {
+		n = 0;
+		for (i = 0; i < sw->nports && n < VS_BATCH; i++) {
+			struct vs_port *p = sw->ports[i];
+
+			if (!dgram_ready(sw, p))
+				continue;
+			for (j = 0; j < p->txq.count && n < VS_BATCH; j++, n++) {
+				struct vs_buf *b = vs_queue_peek(p, j);
+
+				memset(&mm[n], 0, sizeof(mm[n]));
+				iov[n].iov_base = b->data;
+				iov[n].iov_len = b->len;
+				mm[n].msg_hdr.msg_iov = &iov[n];
+				mm[n].msg_hdr.msg_iovlen = 1;
+				mm[n].msg_hdr.msg_name = &p->addr;
+				mm[n].msg_hdr.msg_namelen = p->addrlen;
+				owner[n] = p;
+			}
+		}
+		if (!n)
+			return;
+
+		r = sendmmsg(sw->dgram_fd, mm, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (r > 0) {
+			for (i = 0; i < (unsigned int)r; i++) {
+				vs_dgram_unblocked(owner[i]);
+				vs_port_sent(owner[i]);
+			}
+			/* a short count hides the error; the next round sees it */
+			continue;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == ENOBUFS) {
+			vs_dgram_blocked(sw, owner[0]);
+		} else if (vs_dgram_dead_errno(errno)) {
+			sw->st.dead_peers++;
+			vs_port_remove(sw, owner[0], strerror(errno));
+		} else {
+			owner[0]->st.tx_errors++;
+			vs_queue_pop(owner[0]);
+		}
+	}
+}
+
+static int mmsg_init(struct vs_switch *sw)
+{
+	if (sw->dgram_fd >= 0 &&
+	    vs_epoll_add(sw, sw->dgram_fd, vs_ev(VS_EV_DGRAM, 0), EPOLLIN) < 0)
+		return -1;
+	return 0;
+}
+
+static void mmsg_fini(struct vs_switch *sw)
+{
+	(void)sw;
+}
+
+static int mmsg_wait(struct vs_switch *sw, int timeout_ms)
+{
+	struct epoll_event ev[EPOLL_EVENTS];
+	int i, n;
+
+	n = epoll_wait(sw->epfd, ev, EPOLL_EVENTS, timeout_ms);
+	if (n < 0)
+		return errno == EINTR ? 0 : -1;
+	sw->now_ms = vs_now_ms();
+	for (i = 0; i < n; i++)
+		vs_dispatch(sw, ev[i].data.u64, ev[i].events);
+	return 0;
+}
+
+const struct vs_io_ops vs_io_mmsg = {
+	.name		= "mmsg",
+	.init		= mmsg_init,
+	.fini		= mmsg_fini,
+	.wait		= mmsg_wait,
+	.flush_dgram	= vs_mmsg_flush_dgram,
+};

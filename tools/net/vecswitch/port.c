@@ -1,0 +1,807 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * port.c - ports and their framing: frame buffers and bounded per-port
+ * queues, port creation and removal, dgram peers found by address, stream
+ * (4-byte big-endian length + frame), seqpacket and tap input and output.
+ * The batched dgram data path itself lives in the I/O backends.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <linux/if_tun.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "vecswitch.h"
+
+#define STREAM_READ_CHUNK	65536
+#define TAP_BUF_LEN		65536
+#define TAP_READS_PER_EVENT	VS_BATCH
+#define ACCEPTS_PER_EVENT	16
+#define RETRY_MAX_MS		8
+#define PROBE_SAFETY_MS		100
+
+/* ---- frame buffers and queues ---------------------------------------- */
+
+struct vs_buf *vs_buf_new(const void *data, unsigned int len)
+{
+	struct vs_buf *b = malloc(sizeof(*b) + len);
+
+	if (!b)
+		return NULL;
+	b->refcnt = 1;
+	b->len = len;
+	b->hdr[0] = len >> 24;
+	b->hdr[1] = len >> 16;
+	b->hdr[2] = len >> 8;
+	b->hdr[3] = len;
+	memcpy(b->data, data, len);
+	return b;
+}
+
+void vs_buf_put(struct vs_buf *b)
+{
+	if (--b->refcnt == 0)
+		free(b);
+}
+
+bool vs_queue_push(struct vs_port *p, struct vs_buf *b)
+{
+	struct vs_queue *q = &p->txq;
+
+	if (q->count >= q->cap) {
+		p->st.tx_queue_full++;
+		return false;
+	}
+	q->slot[(q->head + q->count) % q->cap] = b;
+	q->count++;
+	b->refcnt++;
+	return true;
+}
+
+struct vs_buf *vs_queue_peek(const struct vs_port *p, unsigned int i)
+{
+	const struct vs_queue *q = &p->txq;
+
+	return q->slot[(q->head + i) % q->cap];
+}
+
+void vs_queue_pop(struct vs_port *p)
+{
+	struct vs_queue *q = &p->txq;
+
+	vs_buf_put(q->slot[q->head]);
+	q->slot[q->head] = NULL;
+	q->head = (q->head + 1) % q->cap;
+	q->count--;
+}
+
+/* The head frame went out: count it and drop it from the queue. */
+void vs_port_sent(struct vs_port *p)
+{
+	p->st.tx_frames++;
+	p->st.tx_bytes += vs_queue_peek(p, 0)->len;
+	vs_queue_pop(p);
+}
+
+static void queue_drain(struct vs_port *p)
+{
+	while (p->txq.count)
+		vs_queue_pop(p);
+	p->tx_off = 0;
+}
+
+/* ---- port life cycle --------------------------------------------------- */
+
+static const char *const port_type_name[] = {
+	[VS_PORT_DGRAM]		= "dgram",
+	[VS_PORT_STREAM]	= "stream",
+	[VS_PORT_SEQPACKET]	= "seqpacket",
+	[VS_PORT_TAP]		= "tap",
+};
+
+struct vs_port *vs_port_new(struct vs_switch *sw, enum vs_port_type type,
+			    int fd, const char *name)
+{
+	unsigned int slot;
+	struct vs_port *p;
+
+	for (slot = 0; slot < sw->cfg.max_ports; slot++)
+		if (!sw->ports[slot])
+			break;
+	if (slot == sw->cfg.max_ports) {
+		sw->st.no_port++;
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		goto err_port;
+	p->txq.cap = sw->cfg.queue_len;
+	p->txq.slot = calloc(p->txq.cap, sizeof(*p->txq.slot));
+	if (!p->txq.slot)
+		goto err_queue;
+	if (type == VS_PORT_STREAM || type == VS_PORT_TAP) {
+		p->rxcap = type == VS_PORT_TAP ? TAP_BUF_LEN :
+			   4 + sw->cfg.max_frame + STREAM_READ_CHUNK;
+		p->rxbuf = malloc(p->rxcap);
+		if (!p->rxbuf)
+			goto err_rxbuf;
+	}
+	p->id = ++sw->next_id;
+	p->slot = slot;
+	p->type = type;
+	p->fd = fd;
+	p->probe_fd = -1;
+	p->uplink = type == VS_PORT_TAP;
+	snprintf(p->name, sizeof(p->name), "%s", name);
+
+	if (fd >= 0 && vs_epoll_add(sw, fd, vs_ev(VS_EV_PORT, slot),
+				    EPOLLIN | EPOLLRDHUP) < 0)
+		goto err_epoll;
+
+	sw->ports[slot] = p;
+	if (slot + 1 > sw->nports)
+		sw->nports = slot + 1;
+	sw->st.ports_added++;
+	vs_log(sw, 1, "port %u (%s %s) added", p->id, port_type_name[type],
+	       p->name);
+	return p;
+
+err_epoll:
+	free(p->rxbuf);
+err_rxbuf:
+	free(p->txq.slot);
+err_queue:
+	free(p);
+err_port:
+	sw->st.no_port++;
+	return NULL;
+}
+
+const char *vs_port_type_name(const struct vs_port *p)
+{
+	return port_type_name[p->type];
+}
+
+/*
+ * Take a port out of service at once; its memory goes at the end of the
+ * loop turn (vs_port_reap) so that callers up the stack may still look at it.
+ */
+void vs_port_remove(struct vs_switch *sw, struct vs_port *p, const char *why)
+{
+	if (p->dead)
+		return;
+	vs_log(sw, 1, "port %u (%s %s) removed: %s", p->id,
+	       port_type_name[p->type], p->name, why);
+	p->dead = true;
+	sw->ndead++;
+	sw->st.ports_removed++;
+	vs_fdb_flush_port(sw, p);
+	queue_drain(p);
+	if (p->fd >= 0) {
+		close(p->fd);
+		p->fd = -1;
+	}
+	if (p->probe_fd >= 0) {
+		close(p->probe_fd);
+		p->probe_fd = -2;
+	}
+	if (p == sw->tap)
+		sw->tap = NULL;
+}
+
+static void port_free(struct vs_port *p)
+{
+	queue_drain(p);
+	if (p->fd >= 0)
+		close(p->fd);
+	if (p->probe_fd >= 0)
+		close(p->probe_fd);
+	free(p->txq.slot);
+	free(p->rxbuf);
+	free(p);
+}
+
+void vs_port_reap(struct vs_switch *sw)
+{
+	unsigned int i;
+
+	if (!sw->ndead)
+		return;
+	for (i = 0; i < sw->nports; i++) {
+		struct vs_port *p = sw->ports[i];
+
+		/* io_uring may still hold sends that point into the queue */
+		if (!p || !p->dead || p->inflight)
+			continue;
+		sw->ports[i] = NULL;
+		sw->ndead--;
+		port_free(p);
+	}
+	while (sw->nports && !sw->ports[sw->nports - 1])
+		sw->nports--;
+}
+
+void vs_port_free_all(struct vs_switch *sw)
+{
+	unsigned int i;
+
+	for (i = 0; i < sw->cfg.max_ports; i++) {
+		if (sw->ports[i]) {
+			vs_fdb_flush_port(sw, sw->ports[i]);
+			port_free(sw->ports[i]);
+			sw->ports[i] = NULL;
+		}
+	}
+	sw->nports = 0;
+}
+
+/* ---- dgram peers ----------------------------------------------------------- */
+
+static uint32_t addr_hash(const struct sockaddr_un *a, socklen_t len)
+{
+	const uint8_t *s = (const uint8_t *)a;
+	uint32_t h = 2166136261u;
+	socklen_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ s[i]) * 16777619u;
+	return h;
+}
+
+static void addr_name(char *out, size_t outlen, const struct sockaddr_un *a,
+		      socklen_t len)
+{
+	size_t n = len - offsetof(struct sockaddr_un, sun_path), i, o = 0;
+	const char *s = a->sun_path;
+
+	/* abstract names start with a NUL; show them as @name */
+	if (n && !s[0]) {
+		out[o++] = '@';
+		s++;
+		n--;
+	}
+	for (i = 0; i < n && s[i] && o + 1 < outlen; i++)
+		out[o++] = s[i];
+	out[o] = '\0';
+}
+
+/* Find the port of a dgram sender, creating it on its first frame. */
+struct vs_port *vs_dgram_peer(struct vs_switch *sw,
+			      const struct sockaddr_un *addr, socklen_t len)
+{
+	char name[VS_NAME_LEN];
+	struct vs_port *p;
+	unsigned int i;
+	uint32_t h;
+
+	/* an unbound sender has no address to answer to */
+	if (len <= offsetof(struct sockaddr_un, sun_path) ||
+	    len > sizeof(*addr)) {
+		sw->st.no_port++;
+		return NULL;
+	}
+	h = addr_hash(addr, len);
+	for (i = 0; i < sw->nports; i++) {
+		p = sw->ports[i];
+		if (p && p->type == VS_PORT_DGRAM && !p->dead &&
+		    p->addr_hash == h && p->addrlen == len &&
+		    !memcmp(&p->addr, addr, len))
+			return p;
+	}
+	addr_name(name, sizeof(name), addr, len);
+	p = vs_port_new(sw, VS_PORT_DGRAM, -1, name);
+	if (!p)
+		return NULL;
+	memcpy(&p->addr, addr, len);
+	p->addrlen = len;
+	p->addr_hash = h;
+	return p;
+}
+
+void vs_dgram_input(struct vs_switch *sw, const struct sockaddr_un *addr,
+		    socklen_t alen, const uint8_t *data, size_t len,
+		    bool truncated)
+{
+	struct vs_port *p = vs_dgram_peer(sw, addr, alen);
+
+	if (!p)
+		return;
+	if (truncated) {
+		p->st.rx_oversize++;
+		return;
+	}
+	vs_forward(sw, p, data, len);
+}
+
+/* A dgram peer whose address answers like this is gone for good. */
+bool vs_dgram_dead_errno(int err)
+{
+	return err == ECONNREFUSED || err == ENOENT || err == ENOTDIR;
+}
+
+/*
+ * Our socket is not connected to the peer, so poll() cannot say when the
+ * peer's receive queue has room again. A second socket, connect()ed to the
+ * peer and never used to send, can: it polls writable exactly when the
+ * peer's queue is not full. It cannot be had when the peer is connected to
+ * someone else (EPERM); then, and when the probe says "room" but the send
+ * still fails (our own send buffer is full), a short timer does instead.
+ */
+static bool probe_arm(struct vs_switch *sw, struct vs_port *p)
+{
+	struct epoll_event ev = {
+		.events = EPOLLOUT,
+		.data.u64 = vs_ev(VS_EV_PROBE, p->slot),
+	};
+	int fd;
+
+	if (p->probe_fd == -1) {
+		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return false;
+		if (connect(fd, (struct sockaddr *)&p->addr, p->addrlen) < 0) {
+			/* EPERM: the peer is connected elsewhere, for good */
+			if (errno == EPERM)
+				p->probe_fd = -2;
+			close(fd);
+			return false;
+		}
+		if (vs_epoll_add(sw, fd, ev.data.u64, 0) < 0) {
+			close(fd);
+			return false;
+		}
+		p->probe_fd = fd;
+	}
+	if (p->probe_fd < 0)
+		return false;
+	if (!p->probe_armed &&
+	    epoll_ctl(sw->epfd, EPOLL_CTL_MOD, p->probe_fd, &ev) < 0)
+		return false;
+	p->probe_armed = true;
+	return true;
+}
+
+/* The peer's queue is full (or our send buffer is): try again shortly. */
+void vs_dgram_blocked(struct vs_switch *sw, struct vs_port *p)
+{
+	p->st.tx_retries++;
+	if (p->probe_woke) {
+		/*
+		 * Room, said the probe, yet no room: our own send buffer is
+		 * full, or the peer re-bound its address and the probe still
+		 * watches the old socket. Wait on the timer; connect anew next.
+		 */
+		p->probe_woke = false;
+		if (p->probe_fd >= 0) {
+			close(p->probe_fd);
+			p->probe_fd = -1;
+			p->probe_armed = false;
+		}
+	} else if (probe_arm(sw, p)) {
+		/* the probe wakes us; the timer only guards against a lost wake */
+		p->retry_at_ms = sw->now_ms + PROBE_SAFETY_MS;
+		return;
+	}
+	p->backoff_ms = p->backoff_ms ? p->backoff_ms * 2 : 1;
+	if (p->backoff_ms > RETRY_MAX_MS)
+		p->backoff_ms = RETRY_MAX_MS;
+	p->retry_at_ms = sw->now_ms + p->backoff_ms;
+}
+
+void vs_dgram_unblocked(struct vs_port *p)
+{
+	p->backoff_ms = 0;
+	p->retry_at_ms = 0;
+	p->probe_woke = false;
+}
+
+void vs_dgram_probe_event(struct vs_switch *sw, struct vs_port *p)
+{
+	struct epoll_event ev = { .data.u64 = vs_ev(VS_EV_PROBE, p->slot) };
+
+	if (p->probe_fd < 0)
+		return;
+	epoll_ctl(sw->epfd, EPOLL_CTL_MOD, p->probe_fd, &ev);
+	p->probe_armed = false;
+	p->probe_woke = true;
+	p->retry_at_ms = 0;
+}
+
+/* Milliseconds until a backed-off dgram peer should be tried, -1: none. */
+int vs_next_retry_ms(struct vs_switch *sw)
+{
+	int best = -1;
+	unsigned int i;
+
+	for (i = 0; i < sw->nports; i++) {
+		struct vs_port *p = sw->ports[i];
+		int t;
+
+		/* in-flight io_uring sends wake the loop when they complete */
+		if (!p || p->dead || p->type != VS_PORT_DGRAM ||
+		    !p->txq.count || p->inflight)
+			continue;
+		t = p->retry_at_ms > sw->now_ms ?
+		    (int)(p->retry_at_ms - sw->now_ms) : 0;
+		if (best < 0 || t < best)
+			best = t;
+	}
+	return best;
+}
+
+/* ---- connected ports: output ---------------------------------------------- */
+
+static void want_out(struct vs_switch *sw, struct vs_port *p, bool on)
+{
+	struct epoll_event ev = {
+		.events = EPOLLIN | EPOLLRDHUP | (on ? EPOLLOUT : 0),
+		.data.u64 = vs_ev(VS_EV_PORT, p->slot),
+	};
+
+	if (p->want_out == on)
+		return;
+	if (epoll_ctl(sw->epfd, EPOLL_CTL_MOD, p->fd, &ev) == 0)
+		p->want_out = on;
+}
+
+static bool conn_gone_errno(int err)
+{
+	return err == EPIPE || err == ECONNRESET || err == ENOTCONN;
+}
+
+static void stream_flush(struct vs_switch *sw, struct vs_port *p)
+{
+	struct iovec iov[2 * VS_BATCH];
+	struct msghdr mh = { .msg_iov = iov };
+	unsigned int i, n;
+	ssize_t r;
+
+	while (p->txq.count) {
+		size_t skip = p->tx_off;
+
+		n = 0;
+		for (i = 0; i < p->txq.count && i < VS_BATCH; i++) {
+			struct vs_buf *b = vs_queue_peek(p, i);
+
+			if (skip < 4) {
+				iov[n].iov_base = b->hdr + skip;
+				iov[n++].iov_len = 4 - skip;
+				iov[n].iov_base = b->data;
+				iov[n++].iov_len = b->len;
+			} else {
+				iov[n].iov_base = b->data + (skip - 4);
+				iov[n++].iov_len = b->len - (skip - 4);
+			}
+			skip = 0;
+		}
+		mh.msg_iovlen = n;
+		r = sendmsg(p->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (r < 0) {
+			if (errno == EAGAIN || errno == EINTR) {
+				want_out(sw, p, true);
+				return;
+			}
+			p->st.tx_errors++;
+			vs_port_remove(sw, p, strerror(errno));
+			return;
+		}
+		/* consume r bytes: whole frames leave the queue */
+		while (r > 0) {
+			struct vs_buf *b = vs_queue_peek(p, 0);
+			size_t left = 4 + b->len - p->tx_off;
+
+			if ((size_t)r < left) {
+				p->tx_off += r;
+				break;
+			}
+			r -= left;
+			p->tx_off = 0;
+			vs_port_sent(p);
+		}
+	}
+	want_out(sw, p, false);
+}
+
+static void seqpacket_flush(struct vs_switch *sw, struct vs_port *p)
+{
+	struct mmsghdr mm[VS_BATCH];
+	struct iovec iov[VS_BATCH];
+	unsigned int i, n;
+	int r;
+
+	while (p->txq.count) {
+		n = p->txq.count < VS_BATCH ? p->txq.count : VS_BATCH;
+		memset(mm, 0, n * sizeof(mm[0]));
+		for (i = 0; i < n; i++) {
+			struct vs_buf *b = vs_queue_peek(p, i);
+
+			iov[i].iov_base = b->data;
+			iov[i].iov_len = b->len;
+			mm[i].msg_hdr.msg_iov = &iov[i];
+			mm[i].msg_hdr.msg_iovlen = 1;
+		}
+		r = sendmmsg(p->fd, mm, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (r < 0) {
+			if (errno == EAGAIN || errno == EINTR) {
+				want_out(sw, p, true);
+				return;
+			}
+			if (conn_gone_errno(errno)) {
+				vs_port_remove(sw, p, strerror(errno));
+				return;
+			}
+			/* this one frame cannot go (EMSGSIZE, ENOBUFS) */
+			p->st.tx_errors++;
+			vs_queue_pop(p);
+			continue;
+		}
+		for (i = 0; i < (unsigned int)r; i++)
+			vs_port_sent(p);
+	}
+	want_out(sw, p, false);
+}
+
+static void tap_flush(struct vs_switch *sw, struct vs_port *p)
+{
+	while (p->txq.count) {
+		struct vs_buf *b = vs_queue_peek(p, 0);
+		ssize_t r = write(p->fd, b->data, b->len);
+
+		if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
+			want_out(sw, p, true);
+			return;
+		}
+		if (r < 0) {
+			/* EIO while the interface is down: drop, keep the port */
+			p->st.tx_errors++;
+			vs_queue_pop(p);
+			continue;
+		}
+		vs_port_sent(p);
+	}
+	want_out(sw, p, false);
+}
+
+void vs_port_flush(struct vs_switch *sw, struct vs_port *p)
+{
+	switch (p->type) {
+	case VS_PORT_STREAM:
+		stream_flush(sw, p);
+		break;
+	case VS_PORT_SEQPACKET:
+		seqpacket_flush(sw, p);
+		break;
+	case VS_PORT_TAP:
+		tap_flush(sw, p);
+		break;
+	case VS_PORT_DGRAM:
+		break;
+	}
+}
+
+/* End of a loop turn: push what forwarding queued. */
+void vs_flush_all(struct vs_switch *sw)
+{
+	bool dgram = false;
+	unsigned int i;
+
+	for (i = 0; i < sw->nports; i++) {
+		struct vs_port *p = sw->ports[i];
+
+		if (!p || p->dead || !p->txq.count)
+			continue;
+		if (p->type == VS_PORT_DGRAM)
+			dgram = true;
+		else if (!p->want_out)
+			vs_port_flush(sw, p);
+	}
+	if (dgram)
+		sw->io->flush_dgram(sw);
+}
+
+/* Point a recvmmsg batch at the shared rx scratch memory. */
+void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
+		      struct iovec *iov, bool names)
+{
+	size_t slot = sw->cfg.max_frame;
+	int i;
+
+	memset(mm, 0, VS_BATCH * sizeof(*mm));
+	for (i = 0; i < VS_BATCH; i++) {
+		iov[i].iov_base = sw->rxmem + i * slot;
+		iov[i].iov_len = slot;
+		mm[i].msg_hdr.msg_iov = &iov[i];
+		mm[i].msg_hdr.msg_iovlen = 1;
+		if (names) {
+			mm[i].msg_hdr.msg_name = &sw->rxaddr[i];
+			mm[i].msg_hdr.msg_namelen = sizeof(sw->rxaddr[i]);
+		}
+	}
+}
+
+/* ---- connected ports: input ------------------------------------------------ */
+
+static void stream_input(struct vs_switch *sw, struct vs_port *p)
+{
+	size_t off = 0;
+	ssize_t r;
+
+	r = recv(p->fd, p->rxbuf + p->rxlen, p->rxcap - p->rxlen,
+		 MSG_DONTWAIT);
+	if (r == 0) {
+		vs_port_remove(sw, p, "peer closed");
+		return;
+	}
+	if (r < 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			vs_port_remove(sw, p, strerror(errno));
+		return;
+	}
+	p->rxlen += r;
+
+	while (p->rxlen - off >= 4) {
+		const uint8_t *h = p->rxbuf + off;
+		uint32_t flen = (uint32_t)h[0] << 24 | h[1] << 16 |
+				h[2] << 8 | h[3];
+
+		if (flen > sw->cfg.max_frame) {
+			/* no way to find the next frame: give up on the peer */
+			p->st.rx_bad_len++;
+			sw->st.stream_bad_len++;
+			vs_port_remove(sw, p, "bad frame length");
+			return;
+		}
+		if (p->rxlen - off - 4 < flen)
+			break;
+		vs_forward(sw, p, h + 4, flen);
+		off += 4 + flen;
+	}
+	if (off) {
+		memmove(p->rxbuf, p->rxbuf + off, p->rxlen - off);
+		p->rxlen -= off;
+	}
+}
+
+static void seqpacket_input(struct vs_switch *sw, struct vs_port *p,
+			    uint32_t events)
+{
+	struct mmsghdr mm[VS_BATCH];
+	struct iovec iov[VS_BATCH];
+	int i, r;
+
+	vs_rx_batch_init(sw, mm, iov, false);
+	r = recvmmsg(p->fd, mm, VS_BATCH, MSG_DONTWAIT, NULL);
+	if (r < 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			vs_port_remove(sw, p, strerror(errno));
+		return;
+	}
+	for (i = 0; i < r; i++) {
+		/* a zero-length read after hangup is the end, not a runt */
+		if (!mm[i].msg_len && (events & (EPOLLHUP | EPOLLRDHUP))) {
+			vs_port_remove(sw, p, "peer closed");
+			return;
+		}
+		if (mm[i].msg_hdr.msg_flags & MSG_TRUNC) {
+			p->st.rx_oversize++;
+			continue;
+		}
+		vs_forward(sw, p, iov[i].iov_base, mm[i].msg_len);
+		if (p->dead)
+			return;
+	}
+	if (!r && (events & (EPOLLHUP | EPOLLRDHUP)))
+		vs_port_remove(sw, p, "peer closed");
+}
+
+static void tap_input(struct vs_switch *sw, struct vs_port *p)
+{
+	int i;
+
+	for (i = 0; i < TAP_READS_PER_EVENT; i++) {
+		ssize_t r = read(p->fd, p->rxbuf, p->rxcap);
+
+		if (r < 0) {
+			if (errno != EAGAIN && errno != EINTR)
+				p->st.rx_errors++;
+			return;
+		}
+		vs_forward(sw, p, p->rxbuf, r);
+	}
+}
+
+void vs_port_event(struct vs_switch *sw, struct vs_port *p, uint32_t events)
+{
+	/* a tap whose interface was deleted reports errors for ever */
+	if (p->type == VS_PORT_TAP && events & (EPOLLERR | EPOLLHUP)) {
+		vs_port_remove(sw, p, "tap device gone");
+		return;
+	}
+	if (events & EPOLLIN || (p->type != VS_PORT_TAP &&
+				 events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR))) {
+		switch (p->type) {
+		case VS_PORT_STREAM:
+			stream_input(sw, p);
+			break;
+		case VS_PORT_SEQPACKET:
+			seqpacket_input(sw, p, events);
+			break;
+		case VS_PORT_TAP:
+			tap_input(sw, p);
+			break;
+		case VS_PORT_DGRAM:
+			break;
+		}
+	}
+	if (!p->dead && events & EPOLLOUT)
+		vs_port_flush(sw, p);
+}
+
+/* ---- new ports ---------------------------------------------------------------- */
+
+void vs_accept(struct vs_switch *sw, int lfd, enum vs_port_type type)
+{
+	int i;
+
+	for (i = 0; i < ACCEPTS_PER_EVENT; i++) {
+		char name[VS_NAME_LEN];
+		struct ucred cred;
+		socklen_t clen = sizeof(cred);
+		int fd;
+
+		fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EINTR &&
+			    errno != ECONNABORTED)
+				vs_log(sw, 0, "accept: %s", strerror(errno));
+			return;
+		}
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0)
+			snprintf(name, sizeof(name), "pid=%d uid=%u",
+				 (int)cred.pid, (unsigned int)cred.uid);
+		else
+			snprintf(name, sizeof(name), "fd=%d", fd);
+		if (!vs_port_new(sw, type, fd, name)) {
+			vs_log(sw, 0, "%s connection refused: no free port",
+			       port_type_name[type]);
+			close(fd);
+		}
+	}
+}
+
+int vs_tap_open(struct vs_switch *sw, const char *ifname)
+{
+	struct ifreq ifr;
+	struct vs_port *p;
+	int fd;
+
+	fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		vs_log(sw, 0, "--tap: /dev/net/tun: %s", strerror(errno));
+		return -1;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
+		vs_log(sw, 0, "--tap %s: TUNSETIFF: %s", ifname,
+		       strerror(errno));
+		close(fd);
+		return -1;
+	}
+	p = vs_port_new(sw, VS_PORT_TAP, fd, ifr.ifr_name);
+	if (!p) {
+		close(fd);
+		return -1;
+	}
+	sw->tap = p;
+	return 0;
+}

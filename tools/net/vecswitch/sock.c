@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sock.c - the switch's own unix sockets on the file system: path checks,
+ * stale socket recovery, binding with restrictive permissions from the
+ * start, then the configured mode and group.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include "vecswitch.h"
+
+/* Large enough that peers which stop reading cannot starve the others. */
+#define DGRAM_SNDBUF	(8 << 20)
+#define DGRAM_RCVBUF	(4 << 20)
+#define LISTEN_BACKLOG	64
+
+int vs_sockaddr_un(struct sockaddr_un *sa, socklen_t *len, const char *path)
+{
+	size_t n = strlen(path);
+
+	if (!n || n >= sizeof(sa->sun_path))
+		return -1;
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	memcpy(sa->sun_path, path, n);
+	*len = offsetof(struct sockaddr_un, sun_path) + n + 1;
+	return 0;
+}
+
+/*
+ * A socket file left by a switch that died is removed; one that still
+ * answers, or any other kind of file, is left alone and is an error.
+ */
+static int clear_stale(const char *path, int type,
+		       const struct sockaddr_un *sa, socklen_t len)
+{
+	struct stat stb;
+	int fd, r, err;
+
+	if (lstat(path, &stb) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(stb.st_mode))
+		return -EEXIST;
+	fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	r = connect(fd, (const struct sockaddr *)sa, len);
+	err = errno;
+	close(fd);
+	if (r == 0 || err != ECONNREFUSED)
+		return -EADDRINUSE;
+	return unlink(path) < 0 ? -errno : 0;
+}
+
+static void set_buf(int fd, int force, int plain, int size)
+{
+	/* FORCE passes the wmem_max cap when we have CAP_NET_ADMIN */
+	if (setsockopt(fd, SOL_SOCKET, force, &size, sizeof(size)) < 0)
+		setsockopt(fd, SOL_SOCKET, plain, &size, sizeof(size));
+}
+
+int vs_listen_unix(const struct vs_config *cfg, const char *path, int type)
+{
+	struct sockaddr_un sa;
+	socklen_t len;
+	mode_t old;
+	int fd, r;
+
+	if (vs_sockaddr_un(&sa, &len, path) < 0) {
+		fprintf(stderr, "vecswitch: %s: path empty or longer than %zu bytes\n",
+			path, sizeof(sa.sun_path) - 1);
+		return -1;
+	}
+	r = clear_stale(path, type, &sa, len);
+	if (r < 0) {
+		fprintf(stderr, "vecswitch: %s: %s\n", path,
+			r == -EEXIST ? "exists and is not a socket" :
+			r == -EADDRINUSE ? "in use by a running switch" :
+			strerror(-r));
+		return -1;
+	}
+	fd = socket(AF_UNIX, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		goto err;
+
+	/* nobody else may connect before the final mode is in place */
+	old = umask(0177);
+	r = bind(fd, (struct sockaddr *)&sa, len);
+	umask(old);
+	if (r < 0)
+		goto err_close;
+	if (chmod(path, cfg->sock_mode) < 0)
+		goto err_unlink;
+	if (cfg->sock_gid >= 0 && chown(path, -1, (gid_t)cfg->sock_gid) < 0)
+		goto err_unlink;
+	if (type == SOCK_DGRAM) {
+		set_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, DGRAM_SNDBUF);
+		set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, DGRAM_RCVBUF);
+	} else if (listen(fd, LISTEN_BACKLOG) < 0) {
+		goto err_unlink;
+	}
+	return fd;
+
+err_unlink:
+	r = errno;
+	unlink(path);
+	errno = r;
+err_close:
+	r = errno;
+	close(fd);
+	errno = r;
+err:
+	fprintf(stderr, "vecswitch: %s: %s\n", path, strerror(errno));
+	return -1;
+}

@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vecswitch.h - shared types of the vecswitch daemon: configuration, the
+ * switch state, ports and their queues, forwarding table entries, per-port
+ * counters and the I/O backend interface.
+ */
+#ifndef VECSWITCH_H
+#define VECSWITCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#define VS_VERSION		"0.1.0"
+
+#define ETH_HLEN_MIN		14	/* dst + src + ethertype */
+#define VS_MAX_FRAME_LIMIT	65535
+#define VS_BATCH		64	/* frames per recvmmsg/sendmmsg */
+#define VS_NAME_LEN		128
+
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+
+/* ---- configuration ---------------------------------------------------- */
+
+struct vs_config {
+	const char *dgram_path;
+	const char *stream_path;
+	const char *seqpacket_path;
+	const char *ctl_path;
+	const char *tap_name;
+	unsigned int sock_mode;
+	long sock_gid;			/* -1: leave the group alone */
+	unsigned int max_frame;
+	unsigned int age;		/* seconds, 0: entries never expire */
+	unsigned int fdb_max;
+	unsigned int fdb_port_max;
+	unsigned int queue_len;
+	unsigned int max_ports;
+	bool hub;
+	bool flood_unknown;
+	bool mac_lock;
+	bool isolate;
+	bool no_uring;
+	int verbose;
+};
+
+/* ---- frames and queues ------------------------------------------------ */
+
+/*
+ * One received frame, shared by every port it is queued on (a flood queues
+ * the same buffer N times). hdr holds the stream framing so that a stream
+ * port can write header and frame with one writev.
+ */
+struct vs_buf {
+	unsigned int refcnt;
+	unsigned int len;
+	uint8_t hdr[4];
+	uint8_t data[];
+};
+
+struct vs_queue {
+	struct vs_buf **slot;
+	unsigned int cap;
+	unsigned int head;
+	unsigned int count;
+};
+
+/* ---- per-port counters ------------------------------------------------- */
+
+struct vs_port_stats {
+	uint64_t rx_frames;
+	uint64_t rx_bytes;
+	uint64_t tx_frames;
+	uint64_t tx_bytes;
+	uint64_t rx_runt;
+	uint64_t rx_oversize;
+	uint64_t rx_bad_src;
+	uint64_t rx_mac_lock;
+	uint64_t rx_bad_len;
+	uint64_t rx_errors;
+	uint64_t tx_queue_full;
+	uint64_t tx_errors;
+	uint64_t tx_retries;
+	uint64_t fdb_full;
+};
+
+struct vs_stat_desc {
+	const char *name;
+	size_t off;
+};
+
+extern const struct vs_stat_desc vs_port_stat_desc[];
+extern const unsigned int vs_port_stat_count;
+
+/* Switch-wide counters: things that have no port, or outlive one. */
+struct vs_sw_stats {
+	uint64_t no_port;		/* sender could not become a port */
+	uint64_t unknown_dropped;	/* unknown unicast, --no-flood-unknown */
+	uint64_t isolated;		/* frames --isolate kept from a port */
+	uint64_t fdb_moves;
+	uint64_t fdb_aged;
+	uint64_t ports_added;
+	uint64_t ports_removed;
+	uint64_t dead_peers;		/* dgram peers gone (ENOENT/ECONNREFUSED) */
+	uint64_t stream_bad_len;	/* connections dropped for a bad length */
+};
+
+extern const struct vs_stat_desc vs_sw_stat_desc[];
+extern const unsigned int vs_sw_stat_count;
+
+/* ---- ports -------------------------------------------------------------- */
+
+enum vs_port_type {
+	VS_PORT_DGRAM,
+	VS_PORT_STREAM,
+	VS_PORT_SEQPACKET,
+	VS_PORT_TAP,
+};
+
+struct vs_port {
+	unsigned int id;		/* never reused while the switch runs */
+	unsigned int slot;		/* index in sw->ports */
+	enum vs_port_type type;
+	int fd;				/* -1 for dgram peers: they share sw->dgram_fd */
+	bool uplink;
+	bool dead;			/* removed; freed at the end of the loop turn */
+	bool want_out;			/* EPOLLOUT armed */
+	bool locked;			/* --mac-lock: lock_mac is set */
+	uint8_t lock_mac[6];
+	char name[VS_NAME_LEN];
+
+	/* dgram peers: the guest's bound address */
+	struct sockaddr_un addr;
+	socklen_t addrlen;
+	uint32_t addr_hash;
+	uint64_t retry_at_ms;		/* 0: not backing off */
+	unsigned int backoff_ms;
+	int probe_fd;			/* see vs_dgram_blocked(); -2: unusable */
+	bool probe_armed;
+	bool probe_woke;
+	unsigned int inflight;		/* io_uring sends not yet completed */
+
+	/* stream ports: partial input and output */
+	uint8_t *rxbuf;
+	size_t rxlen;
+	size_t rxcap;
+	size_t tx_off;			/* bytes of the head frame already written */
+
+	unsigned int fdb_count;
+	struct vs_queue txq;
+	struct vs_port_stats st;
+};
+
+/* ---- forwarding table ---------------------------------------------------- */
+
+struct vs_fdb_entry {
+	uint8_t mac[6];
+	uint16_t vlan;
+	struct vs_port *port;
+	uint64_t seen_ms;
+	int next;			/* chain / free list index, -1 ends */
+	bool used;
+};
+
+struct vs_fdb {
+	struct vs_fdb_entry *ent;
+	int *bucket;
+	unsigned int nbuckets;		/* power of two */
+	unsigned int max;
+	unsigned int count;
+	int free_head;
+};
+
+/* ---- control connections ----------------------------------------------- */
+
+struct vs_ctl_conn {
+	int fd;
+	char req[128];
+	size_t reqlen;
+	char *out;
+	size_t outlen;
+	size_t outoff;
+	uint64_t deadline_ms;
+};
+
+#define VS_CTL_MAX_CONN		8
+
+/* ---- the switch ----------------------------------------------------------- */
+
+struct vs_switch;
+
+struct vs_io_ops {
+	const char *name;
+	int (*init)(struct vs_switch *sw);
+	void (*fini)(struct vs_switch *sw);
+	/* wait up to timeout_ms for events and dispatch them */
+	int (*wait)(struct vs_switch *sw, int timeout_ms);
+	/* push queued frames of dgram peers */
+	void (*flush_dgram)(struct vs_switch *sw);
+};
+
+struct vs_switch {
+	struct vs_config cfg;
+	const struct vs_io_ops *io;
+	void *io_priv;
+
+	int epfd;
+	int sigfd;
+	int dgram_fd;
+	int stream_fd;
+	int seqpacket_fd;
+	int ctl_fd;
+
+	struct vs_port **ports;		/* cfg.max_ports slots */
+	unsigned int nports;
+	unsigned int next_id;
+	unsigned int ndead;
+	struct vs_port *tap;
+
+	struct vs_fdb fdb;
+	struct vs_ctl_conn ctl[VS_CTL_MAX_CONN];
+
+	/* rx scratch for dgram/seqpacket batches */
+	uint8_t *rxmem;
+	struct sockaddr_un rxaddr[VS_BATCH];
+
+	uint64_t now_ms;
+	uint64_t next_sweep_ms;
+	bool stop;
+	struct vs_sw_stats st;
+};
+
+/* epoll tags: low bits say what kind of fd, the rest is a port slot */
+enum vs_ev_kind {
+	VS_EV_SIGNAL,
+	VS_EV_DGRAM,
+	VS_EV_STREAM_LISTEN,
+	VS_EV_SEQPACKET_LISTEN,
+	VS_EV_CTL_LISTEN,
+	VS_EV_CTL_CONN,
+	VS_EV_PORT,
+	VS_EV_PROBE,			/* a dgram peer's queue has room again */
+};
+
+static inline uint64_t vs_ev(enum vs_ev_kind kind, unsigned int idx)
+{
+	return ((uint64_t)idx << 8) | kind;
+}
+
+/* main.c */
+uint64_t vs_now_ms(void);
+void vs_log(const struct vs_switch *sw, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void vs_dispatch(struct vs_switch *sw, uint64_t tag, uint32_t events);
+int vs_epoll_add(struct vs_switch *sw, int fd, uint64_t tag, uint32_t events);
+
+/* port.c */
+struct vs_buf *vs_buf_new(const void *data, unsigned int len);
+void vs_buf_put(struct vs_buf *b);
+struct vs_port *vs_port_new(struct vs_switch *sw, enum vs_port_type type,
+			    int fd, const char *name);
+void vs_port_remove(struct vs_switch *sw, struct vs_port *p, const char *why);
+const char *vs_port_type_name(const struct vs_port *p);
+void vs_port_reap(struct vs_switch *sw);
+void vs_port_free_all(struct vs_switch *sw);
+struct vs_port *vs_dgram_peer(struct vs_switch *sw,
+			      const struct sockaddr_un *addr, socklen_t len);
+bool vs_queue_push(struct vs_port *p, struct vs_buf *b);
+struct vs_buf *vs_queue_peek(const struct vs_port *p, unsigned int i);
+void vs_queue_pop(struct vs_port *p);
+void vs_port_sent(struct vs_port *p);
+bool vs_dgram_dead_errno(int err);
+void vs_dgram_blocked(struct vs_switch *sw, struct vs_port *p);
+void vs_dgram_unblocked(struct vs_port *p);
+void vs_dgram_probe_event(struct vs_switch *sw, struct vs_port *p);
+void vs_port_flush(struct vs_switch *sw, struct vs_port *p);
+void vs_flush_all(struct vs_switch *sw);
+void vs_port_event(struct vs_switch *sw, struct vs_port *p, uint32_t events);
+void vs_accept(struct vs_switch *sw, int lfd, enum vs_port_type type);
+int vs_tap_open(struct vs_switch *sw, const char *ifname);
+void vs_dgram_input(struct vs_switch *sw, const struct sockaddr_un *addr,
+		    socklen_t alen, const uint8_t *data, size_t len,
+		    bool truncated);
+int vs_next_retry_ms(struct vs_switch *sw);
+void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
+		      struct iovec *iov, bool names);
+
+/* forward.c */
+void vs_forward(struct vs_switch *sw, struct vs_port *in,
+		const uint8_t *frame, unsigned int len);
+
+/* fdb.c */
+int vs_fdb_init(struct vs_fdb *fdb, unsigned int max);
+void vs_fdb_fini(struct vs_fdb *fdb);
+struct vs_port *vs_fdb_lookup(struct vs_switch *sw, const uint8_t *mac,
+			      uint16_t vlan);
+void vs_fdb_learn(struct vs_switch *sw, struct vs_port *p,
+		  const uint8_t *mac, uint16_t vlan);
+void vs_fdb_flush_port(struct vs_switch *sw, struct vs_port *p);
+void vs_fdb_sweep(struct vs_switch *sw);
+struct vs_port *vs_fdb_owner(struct vs_switch *sw, const uint8_t *mac);
+
+/* ctl.c */
+void vs_ctl_accept(struct vs_switch *sw);
+void vs_ctl_event(struct vs_switch *sw, unsigned int idx, uint32_t events);
+void vs_ctl_expire(struct vs_switch *sw);
+void vs_ctl_close_all(struct vs_switch *sw);
+int vs_ctl_client(int argc, char **argv);
+void vs_mac_str(char *out, const uint8_t *mac);	/* out: 18 bytes */
+
+/* sock.c */
+int vs_listen_unix(const struct vs_config *cfg, const char *path, int type);
+int vs_sockaddr_un(struct sockaddr_un *sa, socklen_t *len, const char *path);
+
+/* mmsg.c / io_uring.c */
+extern const struct vs_io_ops vs_io_mmsg;
+extern const struct vs_io_ops vs_io_uring;
+void vs_mmsg_dgram_rx(struct vs_switch *sw);
+void vs_mmsg_flush_dgram(struct vs_switch *sw);
+
+#endif /* VECSWITCH_H */

@@ -1,0 +1,225 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Two QEMU light guests on vecswitch ping each other: one attached with
+# `-netdev dgram` (unix datagram, raw frames), one with `-netdev stream`
+# (unix stream, length-prefixed frames). The guests run the host's prebuilt
+# distribution kernel and a busybox initramfs built here and now.
+#
+# Needs: $VECSWITCH (absolute path of the switch), qemu-system-x86_64, a
+# kernel image (newest /boot/vmlinuz-*, or $VSW_KERNEL) with its modules,
+# a static busybox, cpio, gzip, modprobe, unshare. KVM is probed and used
+# only if a guest actually boots under it; otherwise TCG.
+#
+# Exit: 0 pass, 1 fail, 4 skip (a prerequisite is missing).
+
+set -u
+
+ksft_skip=4
+ret=1
+dir=""
+sw_pid=""
+qemu_pids=()
+
+log() { printf '# %s\n' "$*"; }
+skip() { log "SKIP: $*"; exit "$ksft_skip"; }
+
+# shellcheck disable=SC2317  # run by the EXIT trap
+cleanup() {
+	local p
+
+	for p in "${qemu_pids[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	for p in "${qemu_pids[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	if [ -n "$sw_pid" ]; then
+		kill "$sw_pid" 2>/dev/null
+		wait "$sw_pid" 2>/dev/null
+	fi
+	if [ -n "$dir" ] && [ -d "$dir" ]; then
+		if [ "$ret" -ne 0 ]; then
+			for f in "$dir"/*.log; do
+				[ -f "$f" ] || continue
+				log "---- $(basename "$f") (last lines)"
+				tail -n 25 "$f" | sed 's/^/#   /'
+			done
+		fi
+		rm -rf -- "$dir"
+	fi
+}
+
+# wait_for SECONDS FILE PATTERN: true once PATTERN shows up in FILE
+wait_for() {
+	local deadline=$((SECONDS + $1))
+
+	while [ "$SECONDS" -lt "$deadline" ]; do
+		grep -q -- "$3" "$2" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# ---- prerequisites ----------------------------------------------------------
+
+[ -n "${VECSWITCH:-}" ] || skip "VECSWITCH not set (absolute path of vecswitch)"
+[ -x "$VECSWITCH" ] || skip "VECSWITCH=$VECSWITCH is not executable"
+QEMU=${QEMU:-qemu-system-x86_64}
+command -v "$QEMU" >/dev/null || skip "$QEMU not installed"
+for t in cpio gzip modprobe unshare; do
+	command -v "$t" >/dev/null || skip "$t not installed"
+done
+
+if [ -z "${VSW_KERNEL:-}" ]; then
+	VSW_KERNEL=$(find /boot -maxdepth 1 -name 'vmlinuz-*' 2>/dev/null |
+		     sort -V | tail -n 1)
+fi
+if [ -z "$VSW_KERNEL" ] || [ ! -r "$VSW_KERNEL" ]; then
+	skip "no guest kernel (install linux-image-amd64 or set VSW_KERNEL)"
+fi
+kver=${VSW_KERNEL##*/vmlinuz-}
+[ -d "/lib/modules/$kver" ] || skip "no modules for $kver"
+
+busybox=${VSW_BUSYBOX:-$(command -v busybox)}
+[ -n "$busybox" ] || skip "no busybox (install busybox-static)"
+if ldd "$busybox" >/dev/null 2>&1; then
+	skip "$busybox is dynamically linked (install busybox-static)"
+fi
+
+# Test traffic stays in a network namespace of our own.
+if [ "${VSW_IN_NETNS:-}" != 1 ]; then
+	unshare --net true 2>/dev/null || skip "cannot create a network namespace"
+	VSW_IN_NETNS=1 exec unshare --net -- "$0" "$@"
+fi
+
+trap cleanup EXIT
+dir=$(mktemp -d /tmp/vsw-qemu.XXXXXX) || exit 1
+
+# ---- initramfs ---------------------------------------------------------------
+
+root=$dir/root
+mkdir -p "$root"/bin "$root"/proc "$root"/sys "$root"/dev "$root"/lib
+cp "$busybox" "$root/bin/busybox"
+
+# virtio-net and what it needs, in load order; compressed modules unpacked
+: > "$root/modules.order"
+for m in virtio_pci virtio_net; do
+	while read -r kind path _; do
+		[ "$kind" = insmod ] || continue
+		name=$(basename "$path")
+		case $name in
+		*.xz) xz -dc "$path" > "$root/lib/${name%.xz}"; name=${name%.xz} ;;
+		*.zst) zstd -qdc "$path" > "$root/lib/${name%.zst}"; name=${name%.zst} ;;
+		*) cp "$path" "$root/lib/$name" ;;
+		esac
+		grep -qx "$name" "$root/modules.order" ||
+			echo "$name" >> "$root/modules.order"
+	done < <(modprobe -S "$kver" --show-depends "$m" 2>/dev/null)
+done
+
+cat > "$root/init" <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+while read -r m; do
+	insmod "/lib/$m" 2>/dev/null
+done < /modules.order
+echo VSW_INIT
+ip link set lo up
+ip link set eth0 up
+ip addr add "$VSW_IP/24" dev eth0
+echo VSW_UP
+n=0
+while [ "$n" -lt 90 ]; do
+	if ping -c 1 -W 1 "$VSW_PEER" >/dev/null 2>&1; then
+		ping -c 3 -W 2 "$VSW_PEER" && echo VSW_PING_OK
+		break
+	fi
+	n=$((n + 1))
+done
+# stay up for the peer, but not for ever
+sleep 300
+poweroff -f
+EOF
+chmod +x "$root/init"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$dir/initrd.gz" ||
+	exit 1
+
+# ---- switch ---------------------------------------------------------------------
+
+# (no LD_PRELOAD: the kselftest runner's stdbuf would upset the ASan build)
+env -u LD_PRELOAD "$VECSWITCH" --dgram "$dir/sw-dgram.sock" --stream "$dir/sw-stream.sock" \
+	--ctl "$dir/sw-ctl.sock" -v 2> "$dir/switch.log" &
+sw_pid=$!
+wait_for 10 "$dir/switch.log" "running" || { log "switch did not start"; exit 1; }
+
+# boot_guest NAME ACCEL NETDEV MAC IP PEER
+boot_guest() {
+	"$QEMU" -accel "$2" -m 256 -smp 1 -nodefaults -no-reboot \
+		-display none -monitor none -serial "file:$dir/$1.log" \
+		-kernel "$VSW_KERNEL" -initrd "$dir/initrd.gz" \
+		-append "console=ttyS0 panic=-1 loglevel=4 VSW_IP=$5 VSW_PEER=$6" \
+		-netdev "$3" -device "virtio-net-pci,netdev=n0,mac=$4" \
+		2> "$dir/$1.qemu.log" &
+	qemu_pids+=("$!")
+}
+
+net_a="dgram,id=n0,local.type=unix,local.path=$dir/guest-a.sock,remote.type=unix,remote.path=$dir/sw-dgram.sock"
+net_b="stream,id=n0,server=off,addr.type=unix,addr.path=$dir/sw-stream.sock"
+
+# KVM here may take only kernels built for it: use it only if a guest boots.
+accel=tcg
+if [ -w /dev/kvm ]; then
+	boot_guest probe kvm "$net_a" 52:54:00:76:73:09 192.0.2.9 192.0.2.10
+	if wait_for 20 "$dir/probe.log" VSW_INIT; then
+		accel=kvm
+	fi
+	kill "${qemu_pids[0]}" 2>/dev/null
+	wait "${qemu_pids[0]}" 2>/dev/null
+	qemu_pids=()
+	rm -f "$dir/guest-a.sock"
+fi
+log "guests use $accel"
+
+boot_guest a "$accel" "$net_a" 52:54:00:76:73:01 192.0.2.1 192.0.2.2
+boot_guest b "$accel" "$net_b" 52:54:00:76:73:02 192.0.2.2 192.0.2.1
+
+for g in a b; do
+	if ! wait_for 240 "$dir/$g.log" VSW_UP; then
+		log "guest $g did not come up"
+		exit 1
+	fi
+done
+ok=0
+for g in a b; do
+	if wait_for 120 "$dir/$g.log" VSW_PING_OK; then
+		log "guest $g reached its peer"
+		ok=$((ok + 1))
+	else
+		log "guest $g could not ping its peer"
+	fi
+done
+
+env -u LD_PRELOAD "$VECSWITCH" ctl --ctl "$dir/sw-ctl.sock" ports | sed 's/^/#   /'
+env -u LD_PRELOAD "$VECSWITCH" ctl --ctl "$dir/sw-ctl.sock" fdb | sed 's/^/#   /'
+
+# the switch must stop cleanly, sanitizers quiet
+kill "$sw_pid"
+wait "$sw_pid"
+sw_rc=$?
+sw_pid=""
+if [ "$sw_rc" -ne 0 ] ||
+   grep -qE 'Sanitizer|runtime error' "$dir/switch.log"; then
+	log "switch exited with $sw_rc or reported errors"
+	ok=0
+fi
+if [ "$ok" -eq 2 ]; then
+	ret=0
+	log "PASS: dgram and stream guests ping each other"
+else
+	log "FAIL"
+fi
+exit "$ret"
