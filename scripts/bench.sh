@@ -219,9 +219,14 @@ bench_rate() {
 				case "$variant" in
 				vecswitch) ip netns exec "$ns" "$vecswitch" --dgram "$work/sw.sock" 2>/dev/null & ;;
 				hub) ip netns exec "$ns" "$vecswitch" --dgram "$work/sw.sock" --hub 2>/dev/null & ;;
-				vde_switch) ip netns exec "$ns" vde_switch -s "$work/sw.sock" >/dev/null 2>&1 </dev/null & ;;
+				vde_switch)
+					# its console would exit on a closed stdin: daemonise
+					ip netns exec "$ns" vde_switch -d -p "$work/vde.pid" \
+						-s "$work/sw.sock" >/dev/null 2>&1 </dev/null
+					sleep 0 & ;;
 				esac
 				sw=$!
+				[ "$variant" = vde_switch ] && sw=$(cat "$work/vde.pid")
 				pids+=("$sw")
 				for _ in $(seq 50); do [ -e "$work/sw.sock" ] && break; sleep 0.1; done
 				flag=()
