@@ -8,6 +8,7 @@
 #   make demo       the guided tour
 #   make bench      benchmarks against the bundled driver (build/bench/)
 #   make baseline   UML with the kernel's own vector driver (for bench)
+#   make fuzz       run every fuzz target (FUZZ_SECONDS each, default 60)
 #   make clean      remove build/
 
 BUILD := $(CURDIR)/build
@@ -46,7 +47,10 @@ bench: all baseline
 	@$(MAKE) -s -C tools/net/vswblast O=$(BUILD)
 	@scripts/bench.sh
 
+fuzz: tools
+	@$(MAKE) -s -C tools/net/vecswitch/fuzz O=$(BUILD)/fuzz run FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60)
+
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps kernel baseline tools check demo bench clean
+.PHONY: all deps kernel baseline tools check demo bench fuzz clean

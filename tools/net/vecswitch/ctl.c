@@ -22,6 +22,7 @@
 
 #define CTL_TIMEOUT_MS	5000
 #define EXIT_USAGE	2
+#define SB_INITIAL	1024
 
 #define PORT_STAT(n)	{ #n, offsetof(struct vs_port_stats, n) }
 const struct vs_stat_desc vs_port_stat_desc[] = {
@@ -54,6 +55,7 @@ const struct vs_stat_desc vs_sw_stat_desc[] = {
 	SW_STAT(ports_removed),
 	SW_STAT(dead_peers),
 	SW_STAT(stream_bad_len),
+	SW_STAT(cred_refused),
 };
 
 const unsigned int vs_sw_stat_count = ARRAY_SIZE(vs_sw_stat_desc);
@@ -75,6 +77,15 @@ sb_printf(struct sbuf *sb, const char *fmt, ...)
 
 	if (sb->oom)
 		return;
+	/* vsnprintf into NULL + 0 is undefined: have a buffer from the start */
+	if (!sb->p) {
+		sb->p = malloc(SB_INITIAL);
+		if (!sb->p) {
+			sb->oom = true;
+			return;
+		}
+		sb->cap = SB_INITIAL;
+	}
 	for (;;) {
 		va_start(ap, fmt);
 		n = vsnprintf(sb->p + sb->len, sb->cap - sb->len, fmt, ap);
@@ -268,7 +279,8 @@ static void report_stats(struct vs_switch *sw, struct sbuf *sb, bool json)
 		sb_printf(sb, "]}\n");
 }
 
-static void ctl_answer(struct vs_switch *sw, struct vs_ctl_conn *c)
+/* Parse the request in c->req and put the answer in c->out. */
+void vs_ctl_answer(struct vs_switch *sw, struct vs_ctl_conn *c)
 {
 	char cmd[16] = "", flag[16] = "", extra[2] = "";
 	struct sbuf sb = { 0 };
@@ -305,6 +317,12 @@ out:
 	c->out = sb.p;
 	c->outlen = sb.oom ? 0 : sb.len;
 	c->outoff = 0;
+}
+
+/* A request is complete at its first newline or when the buffer is full. */
+bool vs_ctl_req_done(const struct vs_ctl_conn *c)
+{
+	return memchr(c->req, '\n', c->reqlen) || c->reqlen >= sizeof(c->req) - 1;
 }
 
 /* ---- server side ------------------------------------------------------------- */
@@ -380,15 +398,14 @@ void vs_ctl_event(struct vs_switch *sw, unsigned int idx, uint32_t events)
 		return;
 	if (r > 0) {
 		c->reqlen += r;
-		if (!memchr(c->req, '\n', c->reqlen) &&
-		    c->reqlen < sizeof(c->req) - 1)
+		if (!vs_ctl_req_done(c))
 			return;
 	} else if (r < 0 || !c->reqlen || (events & EPOLLERR)) {
 		ctl_close(c);
 		return;
 	}
 	/* a full line, a full buffer, or end of input: answer */
-	ctl_answer(sw, c);
+	vs_ctl_answer(sw, c);
 	ctl_write(sw, c);
 }
 

@@ -4,9 +4,11 @@
  * that waits through the I/O backend, dispatches events, flushes queues and
  * runs the once-a-second housekeeping (aging, control time-outs).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <grp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,8 +50,11 @@ static void usage(FILE *f)
 "  --isolate            guests reach only the uplink\n"
 "  --fdb-max N          forwarding entries in total (default 4096)\n"
 "  --fdb-port-max N     forwarding entries per guest port (default 256)\n"
-"  --queue N            frames queued per port (default 256)\n"
+"  --queue N            frames queued per port (default 1024)\n"
 "  --max-ports N        ports at most (default 256)\n"
+"  --allow-uid LIST     only these users (names or ids, comma-separated)\n"
+"                       may send frames or connect\n"
+"  --allow-gid LIST     likewise for groups (the sender's primary group)\n"
 "  --no-uring           use recvmmsg/sendmmsg instead of io_uring\n"
 "  -v, --verbose        log ports and learning (twice: more)\n"
 "  -h, --help           this text\n"
@@ -101,6 +106,8 @@ enum {
 	OPT_QUEUE,
 	OPT_MAX_PORTS,
 	OPT_NO_URING,
+	OPT_ALLOW_UID,
+	OPT_ALLOW_GID,
 };
 
 static const struct option long_opts[] = {
@@ -123,6 +130,8 @@ static const struct option long_opts[] = {
 	{ "queue",		required_argument,	NULL, OPT_QUEUE },
 	{ "max-ports",		required_argument,	NULL, OPT_MAX_PORTS },
 	{ "no-uring",		no_argument,		NULL, OPT_NO_URING },
+	{ "allow-uid",		required_argument,	NULL, OPT_ALLOW_UID },
+	{ "allow-gid",		required_argument,	NULL, OPT_ALLOW_GID },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "version",		no_argument,		NULL, 'V' },
@@ -185,6 +194,39 @@ static long parse_group(const char *arg)
 	if (!arg[0] || *end || errno || v < 0 || v > 0x7fffffff)
 		bad_opt("--group", "no group '%s'", arg);
 	return v;
+}
+
+/* "a,b,c" of names or numbers, appended to ids; repeated options add up. */
+static void parse_ids(const char *opt, const char *arg, bool users,
+		      uint32_t *ids, unsigned int *n)
+{
+	char *list = strdup(arg), *save = NULL, *tok, *end;
+	unsigned long v;
+
+	if (!list)
+		bad_opt(opt, "out of memory");
+	for (tok = strtok_r(list, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		struct passwd *pw = users ? getpwnam(tok) : NULL;
+		struct group *gr = users ? NULL : getgrnam(tok);
+
+		if (*n == VS_ALLOW_MAX)
+			bad_opt(opt, "more than %d ids", VS_ALLOW_MAX);
+		if (pw || gr) {
+			ids[(*n)++] = pw ? pw->pw_uid : gr->gr_gid;
+			continue;
+		}
+		errno = 0;
+		v = strtoul(tok, &end, 10);
+		/* (uid_t)-1 means "no change" to the kernel: never an id */
+		if (!isdigit((unsigned char)tok[0]) || *end || errno ||
+		    v >= 0xffffffffUL)
+			bad_opt(opt, "no %s '%s'", users ? "user" : "group", tok);
+		ids[(*n)++] = v;
+	}
+	free(list);
+	if (!*n)
+		bad_opt(opt, "empty list");
 }
 
 static void parse_args(struct vs_config *cfg, int argc, char **argv)
@@ -260,6 +302,14 @@ static void parse_args(struct vs_config *cfg, int argc, char **argv)
 			break;
 		case OPT_NO_URING:
 			cfg->no_uring = true;
+			break;
+		case OPT_ALLOW_UID:
+			parse_ids("--allow-uid", optarg, true, cfg->allow_uid,
+				  &cfg->n_allow_uid);
+			break;
+		case OPT_ALLOW_GID:
+			parse_ids("--allow-gid", optarg, false, cfg->allow_gid,
+				  &cfg->n_allow_gid);
 			break;
 		case 'v':
 			cfg->verbose++;
@@ -463,7 +513,7 @@ int main(int argc, char **argv)
 			.age		= 300,
 			.fdb_max	= 4096,
 			.fdb_port_max	= 256,
-			.queue_len	= 256,
+			.queue_len	= 1024,
 			.max_ports	= 256,
 			.flood_unknown	= true,
 		},

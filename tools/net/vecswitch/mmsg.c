@@ -3,8 +3,7 @@
  * mmsg.c - the portable I/O backend: epoll for readiness, recvmmsg to take
  * a batch of datagrams off the switch socket, sendmmsg to push the queued
  * frames of many dgram peers in one call. Used where io_uring is missing
- * and with --no-uring. The dgram flush is shared with the io_uring backend
- * when that one cannot submit.
+ * and with --no-uring. The dgram flush is shared with the io_uring backend.
  */
 #include <errno.h>
 #include <string.h>
@@ -31,6 +30,7 @@ void vs_mmsg_dgram_rx(struct vs_switch *sw)
 		for (i = 0; i < r; i++)
 			vs_dgram_input(sw, &sw->rxaddr[i],
 				       mm[i].msg_hdr.msg_namelen,
+				       vs_cmsg_cred(&mm[i].msg_hdr),
 				       iov[i].iov_base, mm[i].msg_len,
 				       mm[i].msg_hdr.msg_flags & MSG_TRUNC);
 		/* send before the next batch so per-port queues stay short */
@@ -43,7 +43,7 @@ void vs_mmsg_dgram_rx(struct vs_switch *sw)
 static bool dgram_ready(const struct vs_switch *sw, const struct vs_port *p)
 {
 	return p && !p->dead && p->type == VS_PORT_DGRAM && p->txq.count &&
-	       !p->inflight && p->retry_at_ms <= sw->now_ms;
+	       p->retry_at_ms <= sw->now_ms;
 }
 
 /*

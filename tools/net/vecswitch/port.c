@@ -218,8 +218,7 @@ void vs_port_reap(struct vs_switch *sw)
 	for (i = 0; i < sw->nports; i++) {
 		struct vs_port *p = sw->ports[i];
 
-		/* io_uring may still hold sends that point into the queue */
-		if (!p || !p->dead || p->inflight)
+		if (!p || !p->dead)
 			continue;
 		sw->ports[i] = NULL;
 		sw->ndead--;
@@ -306,12 +305,69 @@ struct vs_port *vs_dgram_peer(struct vs_switch *sw,
 	return p;
 }
 
-void vs_dgram_input(struct vs_switch *sw, const struct sockaddr_un *addr,
-		    socklen_t alen, const uint8_t *data, size_t len,
-		    bool truncated)
-{
-	struct vs_port *p = vs_dgram_peer(sw, addr, alen);
+/* ---- sender credentials ------------------------------------------------ */
 
+_Static_assert(sizeof(((struct vs_switch *)0)->rxctl[0]) >=
+	       CMSG_SPACE(sizeof(struct ucred)), "rxctl too small for ucred");
+
+/* --allow-uid or --allow-gid given: every sender must show credentials. */
+bool vs_cred_check(const struct vs_config *cfg)
+{
+	return cfg->n_allow_uid || cfg->n_allow_gid;
+}
+
+static bool id_listed(const uint32_t *ids, unsigned int n, uint32_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+/*
+ * A sender may attach when its uid is in --allow-uid or its gid (the
+ * primary one: the kernel passes no other) is in --allow-gid. No
+ * credentials at all, with checks on, is a refusal.
+ */
+bool vs_cred_allowed(const struct vs_config *cfg, const struct ucred *cred)
+{
+	if (!vs_cred_check(cfg))
+		return true;
+	if (!cred)
+		return false;
+	return id_listed(cfg->allow_uid, cfg->n_allow_uid, cred->uid) ||
+	       id_listed(cfg->allow_gid, cfg->n_allow_gid, cred->gid);
+}
+
+/* The SCM_CREDENTIALS a received message carries, or NULL. */
+const struct ucred *vs_cmsg_cred(const struct msghdr *mh)
+{
+	struct cmsghdr *c;
+
+	if (mh->msg_flags & MSG_CTRUNC)
+		return NULL;
+	for (c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR((struct msghdr *)mh, c))
+		if (c->cmsg_level == SOL_SOCKET &&
+		    c->cmsg_type == SCM_CREDENTIALS &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(struct ucred)))
+			return (const struct ucred *)CMSG_DATA(c);
+	return NULL;
+}
+
+void vs_dgram_input(struct vs_switch *sw, const struct sockaddr_un *addr,
+		    socklen_t alen, const struct ucred *cred,
+		    const uint8_t *data, size_t len, bool truncated)
+{
+	struct vs_port *p;
+
+	/* before the lookup: a refused sender never becomes a port */
+	if (!vs_cred_allowed(&sw->cfg, cred)) {
+		sw->st.cred_refused++;
+		return;
+	}
+	p = vs_dgram_peer(sw, addr, alen);
 	if (!p)
 		return;
 	if (truncated) {
@@ -425,9 +481,7 @@ int vs_next_retry_ms(struct vs_switch *sw)
 		struct vs_port *p = sw->ports[i];
 		int t;
 
-		/* in-flight io_uring sends wake the loop when they complete */
-		if (!p || p->dead || p->type != VS_PORT_DGRAM ||
-		    !p->txq.count || p->inflight)
+		if (!p || p->dead || p->type != VS_PORT_DGRAM || !p->txq.count)
 			continue;
 		t = p->retry_at_ms > sw->now_ms ?
 		    (int)(p->retry_at_ms - sw->now_ms) : 0;
@@ -624,6 +678,10 @@ void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
 			mm[i].msg_hdr.msg_name = &sw->rxaddr[i];
 			mm[i].msg_hdr.msg_namelen = sizeof(sw->rxaddr[i]);
 		}
+		if (names && vs_cred_check(&sw->cfg)) {
+			mm[i].msg_hdr.msg_control = sw->rxctl[i];
+			mm[i].msg_hdr.msg_controllen = sizeof(sw->rxctl[i]);
+		}
 	}
 }
 
@@ -631,7 +689,6 @@ void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
 
 static void stream_input(struct vs_switch *sw, struct vs_port *p)
 {
-	size_t off = 0;
 	ssize_t r;
 
 	r = recv(p->fd, p->rxbuf + p->rxlen, p->rxcap - p->rxlen,
@@ -646,6 +703,16 @@ static void stream_input(struct vs_switch *sw, struct vs_port *p)
 		return;
 	}
 	p->rxlen += r;
+	vs_stream_rx(sw, p);
+}
+
+/*
+ * Forward every whole frame in p->rxbuf and keep the partial tail. A length
+ * over --max-frame loses the framing for good: the port goes.
+ */
+void vs_stream_rx(struct vs_switch *sw, struct vs_port *p)
+{
+	size_t off = 0;
 
 	while (p->rxlen - off >= 4) {
 		const uint8_t *h = p->rxbuf + off;
@@ -764,11 +831,20 @@ void vs_accept(struct vs_switch *sw, int lfd, enum vs_port_type type)
 				vs_log(sw, 0, "accept: %s", strerror(errno));
 			return;
 		}
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0)
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0) {
 			snprintf(name, sizeof(name), "pid=%d uid=%u",
 				 (int)cred.pid, (unsigned int)cred.uid);
-		else
+		} else {
 			snprintf(name, sizeof(name), "fd=%d", fd);
+			clen = 0;
+		}
+		if (!vs_cred_allowed(&sw->cfg, clen ? &cred : NULL)) {
+			sw->st.cred_refused++;
+			vs_log(sw, 1, "%s connection refused: %s not allowed",
+			       port_type_name[type], name);
+			close(fd);
+			continue;
+		}
 		if (!vs_port_new(sw, type, fd, name)) {
 			vs_log(sw, 0, "%s connection refused: no free port",
 			       port_type_name[type]);

@@ -14,8 +14,12 @@
 
 #include "vecswitch.h"
 
-/* Large enough that peers which stop reading cannot starve the others. */
-#define DGRAM_SNDBUF	(8 << 20)
+/*
+ * Large enough that peers which stop reading cannot starve the others: each
+ * holds up to max_dgram_qlen unread datagrams charged to this one buffer
+ * (512 jumbo frames are ~5 MiB). Only what is in flight is charged.
+ */
+#define DGRAM_SNDBUF	(32 << 20)
 #define DGRAM_RCVBUF	(4 << 20)
 #define LISTEN_BACKLOG	64
 
@@ -68,8 +72,8 @@ int vs_listen_unix(const struct vs_config *cfg, const char *path, int type)
 {
 	struct sockaddr_un sa;
 	socklen_t len;
+	int fd, r, one = 1;
 	mode_t old;
-	int fd, r;
 
 	if (vs_sockaddr_un(&sa, &len, path) < 0) {
 		fprintf(stderr, "vecswitch: %s: path empty or longer than %zu bytes\n",
@@ -99,6 +103,10 @@ int vs_listen_unix(const struct vs_config *cfg, const char *path, int type)
 	if (cfg->sock_gid >= 0 && chown(path, -1, (gid_t)cfg->sock_gid) < 0)
 		goto err_unlink;
 	if (type == SOCK_DGRAM) {
+		/* every datagram then carries its sender's SCM_CREDENTIALS */
+		if (vs_cred_check(cfg) &&
+		    setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
+			goto err_unlink;
 		set_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, DGRAM_SNDBUF);
 		set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, DGRAM_RCVBUF);
 	} else if (listen(fd, LISTEN_BACKLOG) < 0) {

@@ -13,12 +13,17 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+struct ucred;
+
 #define VS_VERSION		"0.1.0"
 
 #define ETH_HLEN_MIN		14	/* dst + src + ethertype */
 #define VS_MAX_FRAME_LIMIT	65535
 #define VS_BATCH		64	/* frames per recvmmsg/sendmmsg */
 #define VS_NAME_LEN		128
+#define VS_ALLOW_MAX		32	/* ids in --allow-uid / --allow-gid */
+/* room for one SCM_CREDENTIALS message (CMSG_SPACE of a struct ucred) */
+#define VS_CRED_CMSG_WORDS	4
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
@@ -38,6 +43,11 @@ struct vs_config {
 	unsigned int fdb_port_max;
 	unsigned int queue_len;
 	unsigned int max_ports;
+	/* sender credential checks: off while both lists are empty */
+	uint32_t allow_uid[VS_ALLOW_MAX];
+	uint32_t allow_gid[VS_ALLOW_MAX];
+	unsigned int n_allow_uid;
+	unsigned int n_allow_gid;
 	bool hub;
 	bool flood_unknown;
 	bool mac_lock;
@@ -105,6 +115,7 @@ struct vs_sw_stats {
 	uint64_t ports_removed;
 	uint64_t dead_peers;		/* dgram peers gone (ENOENT/ECONNREFUSED) */
 	uint64_t stream_bad_len;	/* connections dropped for a bad length */
+	uint64_t cred_refused;		/* frames/connections of a user not allowed */
 };
 
 extern const struct vs_stat_desc vs_sw_stat_desc[];
@@ -140,7 +151,6 @@ struct vs_port {
 	int probe_fd;			/* see vs_dgram_blocked(); -2: unusable */
 	bool probe_armed;
 	bool probe_woke;
-	unsigned int inflight;		/* io_uring sends not yet completed */
 
 	/* stream ports: partial input and output */
 	uint8_t *rxbuf;
@@ -225,6 +235,8 @@ struct vs_switch {
 	/* rx scratch for dgram/seqpacket batches */
 	uint8_t *rxmem;
 	struct sockaddr_un rxaddr[VS_BATCH];
+	/* SCM_CREDENTIALS of each datagram in a batch, with --allow-* */
+	uint64_t rxctl[VS_BATCH][VS_CRED_CMSG_WORDS];
 
 	uint64_t now_ms;
 	uint64_t next_sweep_ms;
@@ -280,9 +292,13 @@ void vs_flush_all(struct vs_switch *sw);
 void vs_port_event(struct vs_switch *sw, struct vs_port *p, uint32_t events);
 void vs_accept(struct vs_switch *sw, int lfd, enum vs_port_type type);
 int vs_tap_open(struct vs_switch *sw, const char *ifname);
+void vs_stream_rx(struct vs_switch *sw, struct vs_port *p);
 void vs_dgram_input(struct vs_switch *sw, const struct sockaddr_un *addr,
-		    socklen_t alen, const uint8_t *data, size_t len,
-		    bool truncated);
+		    socklen_t alen, const struct ucred *cred,
+		    const uint8_t *data, size_t len, bool truncated);
+bool vs_cred_check(const struct vs_config *cfg);
+bool vs_cred_allowed(const struct vs_config *cfg, const struct ucred *cred);
+const struct ucred *vs_cmsg_cred(const struct msghdr *mh);
 int vs_next_retry_ms(struct vs_switch *sw);
 void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
 		      struct iovec *iov, bool names);
@@ -308,6 +324,8 @@ void vs_ctl_event(struct vs_switch *sw, unsigned int idx, uint32_t events);
 void vs_ctl_expire(struct vs_switch *sw);
 void vs_ctl_close_all(struct vs_switch *sw);
 int vs_ctl_client(int argc, char **argv);
+bool vs_ctl_req_done(const struct vs_ctl_conn *c);
+void vs_ctl_answer(struct vs_switch *sw, struct vs_ctl_conn *c);
 void vs_mac_str(char *out, const uint8_t *mac);	/* out: 18 bytes */
 
 /* sock.c */

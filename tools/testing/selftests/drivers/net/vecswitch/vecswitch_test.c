@@ -7,6 +7,7 @@
  * sanitizer report. Every test runs once per I/O backend.
  */
 #define _GNU_SOURCE
+#include <grp.h>
 #include <sched.h>
 #include <net/if.h>
 #include <arpa/inet.h>
@@ -777,6 +778,129 @@ TEST_F(vsw, socket_mode)
 	EXPECT_EQ(0660, st.st_mode & 0777);
 }
 
+/* ---- sender credentials (--allow-uid, --allow-gid) ------------------- */
+
+/*
+ * A child binds a guest socket at path, connects it to the switch while
+ * still root (the test directory is root's alone), becomes uid/gid and
+ * sends n broadcasts tagged tag..tag+n-1: the kernel stamps each with the
+ * child's credentials at send time. Returns the child's exit status.
+ */
+static int send_as(const struct vsw *s, const char *path, uid_t uid,
+		   gid_t gid, uint32_t tag, int n)
+{
+	struct sockaddr_un sa;
+	uint8_t buf[128], mac[6];
+	int status, fd, i, alen;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		alen = vsw_addr(&sa, path);
+		if (fd < 0 || bind(fd, (struct sockaddr *)&sa, alen) < 0)
+			_exit(10);
+		alen = vsw_addr(&sa, s->dgram);
+		if (connect(fd, (struct sockaddr *)&sa, alen) < 0)
+			_exit(11);
+		if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 ||
+		    setresuid(uid, uid, uid) < 0)
+			_exit(12);
+		vsw_mac(mac, 0x900 + uid % 256);
+		for (i = 0; i < n; i++) {
+			size_t len = vsw_frame(buf, vsw_bcast, mac, tag + i, 60);
+
+			if (send(fd, buf, len, 0) != (ssize_t)len)
+				_exit(13);
+		}
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * A child becomes uid and connects to the stream socket; 0 when the switch
+ * hung up on it (refused), 1 when the connection stayed open (accepted).
+ */
+static int connect_as(const char *path, uid_t uid)
+{
+	int status, fd;
+	pid_t pid;
+	char c;
+
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (setgroups(0, NULL) < 0 || setresgid(uid, uid, uid) < 0 ||
+		    setresuid(uid, uid, uid) < 0)
+			_exit(12);
+		fd = vsw_connect(path, SOCK_STREAM);
+		if (fd < 0)
+			_exit(11);
+		/* EOF: refused; the 2 s receive time-out: still connected */
+		_exit(recv(fd, &c, 1, 0) == 0 ? 0 : 1);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST_F(vsw, allow_uid)
+{
+	char refused[160], allowed[160], group[160];
+	int others;
+
+	START("--allow-uid", "0,4242", "--allow-gid", "4343", "--mode", "0666");
+	snprintf(refused, sizeof(refused), "%s/nobody.sock", self->s.dir);
+	snprintf(allowed, sizeof(allowed), "%s/u4242.sock", self->s.dir);
+	snprintf(group, sizeof(group), "%s/g4343.sock", self->s.dir);
+	/* root is on the list: ordinary guests work */
+	join(_metadata, self, 2);
+
+	/* a user not on either list is refused: dropped, counted, no port */
+	ASSERT_EQ(0, send_as(&self->s, refused, 65534, 65534, 0xc0, 5));
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "cred_refused") < 5);
+	EXPECT_EQ(5, vsw_stat(&self->s, NULL, "cred_refused"));
+	EXPECT_FALSE(vsw_has_port(&self->s, refused));
+
+	/* a listed uid, and a listed primary gid, get through */
+	ASSERT_EQ(0, send_as(&self->s, allowed, 4242, 65534, 0xd0, 1));
+	ASSERT_EQ(0, vsw_recv_until(G(0)->fd, 0xd0, &others));
+	EXPECT_EQ(0, others);	/* none of the refused frames came first */
+	/* (the sender has exited: the next flood finds it gone) */
+	EXPECT_TRUE(vsw_has_port(&self->s, allowed));
+	ASSERT_EQ(0, send_as(&self->s, group, 65534, 4343, 0xe0, 1));
+	ASSERT_EQ(0, vsw_recv_until(G(1)->fd, 0xe0, &others));
+	EXPECT_EQ(1, others);	/* the uid 4242 frame */
+	EXPECT_EQ(5, vsw_stat(&self->s, NULL, "cred_refused"));
+
+	/* connected ports are checked at accept (SO_PEERCRED) */
+	ASSERT_EQ(0, chmod(self->s.dir, 0711));
+	ASSERT_EQ(0, connect_as(self->s.stream, 65534));
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "cred_refused") < 6);
+	EXPECT_EQ(6, vsw_stat(&self->s, NULL, "cred_refused"));
+	EXPECT_EQ(1, connect_as(self->s.stream, 4242));
+}
+
+/* Without --allow-*, anyone who can reach the socket may send. */
+TEST_F(vsw, allow_uid_off)
+{
+	char path[160];
+	int others;
+
+	START();
+	join(_metadata, self, 1);
+	snprintf(path, sizeof(path), "%s/nobody.sock", self->s.dir);
+	ASSERT_EQ(0, send_as(&self->s, path, 65534, 65534, 0xf0, 1));
+	ASSERT_EQ(0, vsw_recv_until(G(0)->fd, 0xf0, &others));
+	EXPECT_EQ(0, vsw_stat(&self->s, NULL, "cred_refused"));
+}
+
 /* ---- tap uplink with --isolate, in a network namespace of our own ---- */
 
 static int tap_up(const char *ifname)
@@ -888,6 +1012,9 @@ TEST(bad_options)
 		{ { "--hub" }, "--dgram" },
 		{ { "--dgram", long_path }, "--dgram" },
 		{ { "-q" }, "-q" },
+		{ { "--dgram", "/tmp/x", "--allow-uid", "no-such-user-here" }, "--allow-uid" },
+		{ { "--dgram", "/tmp/x", "--allow-gid", "1,,x" }, "--allow-gid" },
+		{ { "--dgram", "/tmp/x", "--allow-uid", "4294967295" }, "--allow-uid" },
 	};
 	char out[4096];
 	unsigned int i;

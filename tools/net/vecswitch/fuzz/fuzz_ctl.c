@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fuzz_ctl.c - the control protocol's request parser and its reports:
+ * arbitrary request bytes arriving in arbitrary pieces into a connection's
+ * buffer, answered against a switch that has ports, locked MACs, learned
+ * entries and counters. Every answer must be text without NUL bytes, end
+ * in a newline, and a JSON answer must at least balance its brackets.
+ *
+ * Input: one byte of switch options, one byte of setup (ports and frames),
+ * then records of one byte (piece size, low 7 bits) and that many bytes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_common.h"
+
+static void populate(struct vs_switch *sw, uint8_t setup)
+{
+	uint8_t frame[60] = { 0 };
+	unsigned int i, n = setup & 7;
+
+	for (i = 0; i < n; i++) {
+		struct vs_port *p = vs_port_new(sw, i & 1 ? VS_PORT_SEQPACKET :
+						VS_PORT_STREAM, -1,
+						i & 2 ? "g\"\\\x01\xff" : "guest");
+
+		if (!p)
+			return;
+		memset(frame, 0xff, 6);
+		frame[6] = 0x02;
+		frame[11] = i;
+		vs_forward(sw, p, frame, sizeof(frame));
+		if (setup & 0x80)
+			vs_port_remove(sw, p, "fuzz");
+	}
+	if (setup & 0x40)
+		fz_advance(sw, 400000);
+}
+
+static void check_answer(const struct vs_ctl_conn *c)
+{
+	int depth = 0;
+	bool str = false;
+	size_t i;
+
+	FZ_ASSERT(c->out && c->outlen > 0);
+	FZ_ASSERT(!memchr(c->out, '\0', c->outlen));
+	FZ_ASSERT(c->out[c->outlen - 1] == '\n');
+	if (c->out[0] != '{')
+		return;
+	for (i = 0; i < c->outlen; i++) {
+		char ch = c->out[i];
+
+		if (str) {
+			FZ_ASSERT((unsigned char)ch >= 0x20 && ch != 0x7f);
+			if (ch == '\\')
+				i++;
+			else if (ch == '"')
+				str = false;
+			continue;
+		}
+		if (ch == '"')
+			str = true;
+		else if (ch == '{' || ch == '[')
+			depth++;
+		else if (ch == '}' || ch == ']')
+			FZ_ASSERT(--depth >= 0);
+	}
+	FZ_ASSERT(!str && depth == 0);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fz_in in = { data, size };
+	struct vs_ctl_conn *c;
+	struct vs_switch sw;
+
+	fz_switch_init(&sw, fz_u8(&in));
+	populate(&sw, fz_u8(&in));
+	c = &sw.ctl[0];
+
+	/* as vs_ctl_event: pieces until a newline, a full buffer or the end */
+	while (in.left) {
+		size_t room = sizeof(c->req) - 1 - c->reqlen, n, got;
+		const uint8_t *piece;
+
+		n = fz_u8(&in) & 0x7f;
+		if (n > room)
+			n = room;
+		piece = fz_bytes(&in, n, &got);
+		memcpy(c->req + c->reqlen, piece, got);
+		c->reqlen += got;
+		if (vs_ctl_req_done(c))
+			break;
+	}
+	vs_ctl_answer(&sw, c);
+	check_answer(c);
+	free(c->out);
+	fz_switch_fini(&sw);
+	return 0;
+}

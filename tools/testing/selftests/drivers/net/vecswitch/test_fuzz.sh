@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the vecswitch libFuzzer targets (frame intake and forwarding, the
+# stream framer, the control protocol), replay every input that once
+# crashed them, then fuzz each briefly from the seed corpus. Any crash,
+# sanitizer report or broken invariant fails the test.
+#
+# Needs: clang with libFuzzer (Debian: clang-14 libclang-rt-14-dev) and the
+# project's sources ($VECNET_SRC, set by scripts/run-selftests.sh).
+# FUZZ_SECONDS sets the time per target (default 10).
+#
+# Exit: 0 pass, 1 fail, 4 skip (no clang with libFuzzer).
+
+set -uo pipefail
+
+ksft_skip=4
+seconds=${FUZZ_SECONDS:-10}
+here=$(cd "$(dirname "$0")" && pwd)
+out=""
+
+log() { printf '# %s\n' "$*"; }
+
+# shellcheck disable=SC2317  # run by the EXIT trap
+cleanup() {
+	[ -n "$out" ] && rm -rf -- "$out"
+}
+trap cleanup EXIT
+
+src=""
+for d in "${VECNET_SRC:-}/tools/net/vecswitch/fuzz" \
+	 "$here/../../../../../net/vecswitch/fuzz"; do
+	if [ -f "$d/run-fuzz.sh" ]; then
+		src=$(cd "$d" && pwd)
+		break
+	fi
+done
+if [ -z "$src" ]; then
+	log "FAIL: fuzz sources not found (set VECNET_SRC to the project)"
+	exit 1
+fi
+
+clang=""
+for c in clang-16 clang-15 clang-14 clang; do
+	if command -v "$c" >/dev/null; then
+		clang=$(command -v "$c")
+		break
+	fi
+done
+[ -n "$clang" ] || { log "SKIP: no clang"; exit "$ksft_skip"; }
+
+out=$(mktemp -d /tmp/vsw-fuzzbin.XXXXXX) || exit 1
+# a compiler without the libFuzzer runtime is a missing prerequisite
+printf 'int LLVMFuzzerTestOneInput(const char *d, long n){(void)d;(void)n;return 0;}\n' \
+	>"$out/probe.c"
+if ! "$clang" -fsanitize=fuzzer -o "$out/probe" "$out/probe.c" 2>/dev/null; then
+	log "SKIP: $clang has no libFuzzer runtime (libclang-rt-*-dev)"
+	exit "$ksft_skip"
+fi
+
+log "building fuzz targets with $clang"
+# a clean make: the runner's MAKEFLAGS (OUTPUT=...) must not leak in
+if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+	make -s -C "$src" CLANG="$clang" O="$out" >"$out/build.log" 2>&1; then
+	sed 's/^/# /' "$out/build.log"
+	log "FAIL: fuzz targets do not build"
+	exit 1
+fi
+
+if "$src/run-fuzz.sh" --bin-dir "$out" --seconds "$seconds" | sed 's/^/# /'; then
+	exit 0
+fi
+log "FAIL: a fuzz target crashed"
+exit 1
