@@ -14,7 +14,7 @@
 BUILD := $(CURDIR)/build
 SELFTESTS := tools/testing/selftests
 # Test directories make check runs, in order
-TEST_DIRS := um drivers/net/vecswitch
+TEST_DIRS := um drivers/net/vecnet drivers/net/vecswitch drivers/net/vecnet_demo
 
 export VECNET_SRC := $(CURDIR)
 export VECNET_BUILD := $(BUILD)

@@ -1,22 +1,61 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make demo: boot a UML guest on this tree's kernel inside a private network
-# namespace, attach it to the host side through a vecN device, and show
-# what the guest sees.  Everything it starts is removed on exit.
+# make demo: inside a private network namespace, start vecswitch, boot
+# three UML guests on transport=unixdgram (one of them idle) and, where
+# QEMU runs, a QEMU light guest on -netdev dgram, and show the
+# switch at work: pings, a short iperf3, the driver's counters, the
+# switch's ports and forwarding table, and how much of a transfer between
+# two guests reaches the idle one, first with vecswitch learning and then,
+# after restarting it in --hub mode at the same path, with flooding.
+#
+#   demo.sh [--quiet]
+#
+# --quiet prints one line per step; make check uses it.  Every step is
+# checked; the first failure ends the demo with a message and status 1.
+# Everything started is removed on exit, also on Ctrl-C.
 
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-vmlinux=${VECNET_BUILD:-$top/build}/vmlinux
+build=${VECNET_BUILD:-$top/build}
+vmlinux=$build/vmlinux
+vecswitch=$build/vecswitch
+quiet=0
+case "${1:-}" in
+--quiet) quiet=1 ;;
+"") ;;
+*) echo "usage: demo.sh [--quiet]" >&2; exit 2 ;;
+esac
+
 ns=vecnet-demo-$$
 work=$(mktemp -d /tmp/vecnet-demo.XXXXXX)
+sock=$work/switch.sock
+ctl=$work/ctl.sock
+guests=(a b idle)
+declare -A ip=([a]=198.18.3.1 [b]=198.18.3.2 [idle]=198.18.3.3)
+declare -A mac=([a]=02:76:65:00:00:01 [b]=02:76:65:00:00:02 [idle]=02:76:65:00:00:03)
+switch_pid=
+qemu_pid=
+guest_pids=()
 
 step() { printf '\n== %s\n' "$*"; }
-fail() { echo "demo: $*" >&2; exit 1; }
+show() { [ "$quiet" -eq 1 ] || cat; }
+fail() { echo "demo: FAILED: $*" >&2; exit 1; }
+in_guest() { local g=$1; shift; "$top/scripts/uml-exec" -t 60 "$work/$g" -- "$@"; }
 
 # shellcheck disable=SC2317  # invoked through trap
 cleanup() {
+	local g p
+	for g in "${guests[@]}"; do
+		"$top/scripts/uml-exec" --stop "$work/$g" 2>/dev/null || true
+	done
+	for p in "${guest_pids[@]}"; do
+		# uml-run powers its guest off and cleans up within its deadline
+		timeout 15 tail --pid="$p" -f /dev/null 2>/dev/null || kill "$p" 2>/dev/null || true
+	done
+	[ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null
+	[ -n "$switch_pid" ] && kill "$switch_pid" 2>/dev/null
 	ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null || true
 	ip netns del "$ns" 2>/dev/null || true
 	rm -rf "$work"
@@ -24,33 +63,154 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+[ "$(id -u)" -eq 0 ] || fail "needs root (network namespaces)"
 [ -x "$vmlinux" ] || fail "no guest kernel at $vmlinux (run 'make')"
-[ "$(id -u)" -eq 0 ] || fail "needs root for network namespaces and tap devices"
+[ -x "$vecswitch" ] || fail "no switch at $vecswitch (run 'make')"
 
-step "A private network namespace with a tap device for the guest"
+start_switch() {
+	rm -f "$sock"
+	ip netns exec "$ns" "$vecswitch" --dgram "$sock" --ctl "$ctl" "$@" \
+		2>>"$work/switch.log" &
+	switch_pid=$!
+	local _
+	for _ in $(seq 100); do
+		[ -S "$sock" ] && [ -S "$ctl" ] && return 0
+		kill -0 "$switch_pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	cat "$work/switch.log" >&2
+	fail "vecswitch did not come up"
+}
+
+stop_switch() {
+	kill "$switch_pid"
+	timeout 10 tail --pid="$switch_pid" -f /dev/null || fail "vecswitch did not exit on SIGTERM"
+	switch_pid=
+}
+
+# rx_of GUEST: "packets bytes" received by the guest's vec0
+rx_of() {
+	in_guest "$1" sh -c 'cat /sys/class/net/vec0/statistics/rx_packets /sys/class/net/vec0/statistics/rx_bytes' |
+		tr '\n' ' '
+}
+
+# transfer: 3 s of iperf3 from a to b; prints bytes moved
+transfer() {
+	in_guest b iperf3 -s -1 -D >/dev/null || fail "iperf3 server in guest b"
+	local _
+	for _ in $(seq 50); do
+		in_guest b sh -c 'ss -ltn | grep -q :5201' && break
+		sleep 0.1
+	done
+	in_guest a iperf3 -c "${ip[b]}" -t 3 -J >"$work/iperf.json" ||
+		fail "iperf3 from guest a to guest b"
+	python3 - "$work/iperf.json" <<-'EOF'
+	import json, sys
+	e = json.load(open(sys.argv[1]))["end"]["sum_received"]
+	print(int(e["bytes"]), round(e["bits_per_second"] / 1e9, 2))
+	EOF
+}
+
+# idle_share LABEL: run a transfer, report what reached the idle guest
+idle_share() {
+	local before after moved gbit p0 b0 p1 b1
+	before=$(rx_of idle)
+	transfer >"$work/transfer"
+	read -r moved gbit <"$work/transfer"
+	after=$(rx_of idle)
+	read -r p0 b0 <<<"$before"
+	read -r p1 b1 <<<"$after"
+	idle_frames=$((p1 - p0)) idle_bytes=$((b1 - b0)) moved_bytes=$moved
+	printf '%-22s a->b %5s Gbit/s, %6d MB moved; idle guest received %7d frames, %9d bytes\n' \
+		"$1" "$gbit" $((moved / 1000000)) "$idle_frames" "$idle_bytes"
+}
+
+step "1. A private network namespace and vecswitch"
 ip netns add "$ns"
 ip -n "$ns" link set lo up
-ip -n "$ns" tuntap add dev demo0 mode tap
-ip -n "$ns" addr add 198.18.0.1/24 dev demo0
-ip -n "$ns" link set demo0 up
-echo "namespace $ns, host side demo0 198.18.0.1/24"
+# Datagram receivers queue up to 512 frames, not 10 (see the switch docs)
+ip netns exec "$ns" sysctl -qw net.unix.max_dgram_qlen=512
+start_switch
+echo "vecswitch --dgram $sock --ctl $ctl    (namespace $ns)" | show
 
-step "Booting a guest: build/vmlinux ... vec0:transport=tap,ifname=demo0"
-start=$(date +%s%N)
-# shellcheck disable=SC2016  # expanded by the guest's shell
-"$top/scripts/uml-run" -k "$vmlinux" -n "$ns" -N demo -t 60 -o "$work/guest" \
-	-a vec0:transport=tap,ifname=demo0 -- sh -c '
-	ip addr add 198.18.0.2/24 dev vec0
-	ip link set vec0 up
-	echo "--- guest kernel: $(uname -r)"
-	echo "--- guest network devices:"
-	ip -br link
-	ip -br addr show dev vec0
-	echo "--- ethtool -i vec0:"
-	ethtool -i vec0
-	echo "--- ping the host side:"
-	ping -c 3 -i 0.2 -W 2 198.18.0.1' ||
-	fail "the guest run failed; console log: $work/guest/console.log"
-echo "--- boot, run and power-off: $((($(date +%s%N) - start) / 1000000)) ms"
+step "2. Three UML guests on transport=unixdgram"
+for g in "${guests[@]}"; do
+	arg="vec0:transport=unixdgram,path=$sock,mac=${mac[$g]},depth=128"
+	echo "guest $g: build/vmlinux mem=256M rootfstype=hostfs ... $arg" | show
+	"$top/scripts/uml-run" -k "$vmlinux" -n "$ns" -N "demo-$g-$$" -t 300 -q \
+		-o "$work/$g" -a "$arg" --agent &
+	guest_pids+=($!)
+done
+for g in "${guests[@]}"; do
+	in_guest "$g" sh -c "ip addr add ${ip[$g]}/24 dev vec0 && ip link set vec0 up" ||
+		fail "guest $g did not boot or configure vec0 (see its console log)"
+done
+echo "booted: a ${ip[a]}, b ${ip[b]}, idle ${ip[idle]}" | show
 
-step "Done; namespace and guest removed"
+step "3. Ping between guests"
+in_guest a ping -c 3 -i 0.2 -W 2 "${ip[b]}" | show || fail "ping a -> b"
+in_guest idle ping -c 1 -W 2 "${ip[a]}" >/dev/null || fail "ping idle -> a"
+[ "$quiet" -eq 0 ] || echo "ping a -> b and idle -> a: ok"
+
+step "3b. A QEMU light guest on -netdev dgram, pinged from UML guest a"
+qemu_ip=198.18.3.4
+if ! command -v qemu-system-x86_64 >/dev/null; then
+	echo "skipped: qemu-system-x86_64 is not installed"
+elif ! kernel=$("$top/scripts/qemu-initrd.sh" "$work/initrd.gz" 2>"$work/initrd.log"); then
+	echo "skipped: $(cat "$work/initrd.log")"
+else
+	net="dgram,id=n0,local.type=unix,local.path=$work/qemu.sock,remote.type=unix,remote.path=$sock"
+	echo "qemu-system-x86_64 -accel tcg -kernel $kernel ... -netdev $net" | show
+	ip netns exec "$ns" qemu-system-x86_64 -accel tcg -m 256 -smp 1 -nodefaults \
+		-no-reboot -display none -monitor none -serial "file:$work/qemu.log" \
+		-kernel "$kernel" -initrd "$work/initrd.gz" \
+		-append "console=ttyS0 panic=-1 loglevel=4 VSW_IP=$qemu_ip VSW_PEER=${ip[a]}" \
+		-netdev "$net" -device virtio-net-pci,netdev=n0,mac=52:54:00:76:65:04 \
+		2>"$work/qemu.err" &
+	qemu_pid=$!
+	# Software emulation: the light guest needs a while to boot
+	for _ in $(seq 1200); do
+		grep -q VSW_UP "$work/qemu.log" 2>/dev/null && break
+		kill -0 "$qemu_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -q VSW_UP "$work/qemu.log" 2>/dev/null ||
+		fail "the QEMU guest did not come up (see $work/qemu.log)"
+	in_guest a ping -c 3 -i 0.2 -W 2 "$qemu_ip" | show || fail "ping a -> QEMU guest"
+	[ "$quiet" -eq 0 ] || echo "ping a -> QEMU guest on -netdev dgram: ok"
+fi
+
+step "4. iperf3 from a to b while the idle guest watches (learning switch)"
+idle_share "vecswitch (learning):"
+sw_idle_frames=$idle_frames sw_idle_bytes=$idle_bytes sw_moved=$moved_bytes
+
+step "5. ethtool -S vec0 in guest a"
+in_guest a ethtool -S vec0 | show || fail "ethtool -S vec0"
+
+step "6. vecswitch ctl ports / fdb"
+"$vecswitch" ctl --ctl "$ctl" ports | show || fail "vecswitch ctl ports"
+"$vecswitch" ctl --ctl "$ctl" fdb | show || fail "vecswitch ctl fdb"
+
+step "7. The same with vecswitch --hub (flooding), restarted at the same path"
+stop_switch
+start_switch --hub
+# The guests reconnect by themselves; wait until a reaches b again
+ok=0
+for _ in $(seq 40); do
+	if in_guest a ping -c 1 -W 1 "${ip[b]}" >/dev/null 2>&1; then ok=1; break; fi
+done
+[ "$ok" -eq 1 ] || fail "guests did not come back after the switch restarted"
+idle_share "vecswitch --hub:"
+hub_idle_bytes=$idle_bytes hub_moved=$moved_bytes
+
+step "Result"
+printf 'idle guest share of the a->b transfer: learning %.3f%%, hub %.1f%%\n' \
+	"$(echo "100 * $sw_idle_bytes / $sw_moved" | bc -l)" \
+	"$(echo "100 * $hub_idle_bytes / $hub_moved" | bc -l)"
+# The learning switch sends the idle guest only broadcasts (ARP), never
+# the flow; the hub sends it every frame, as many as its queue can hold.
+[ "$sw_idle_bytes" -lt $((sw_moved / 1000)) ] ||
+	fail "the idle guest received $sw_idle_bytes bytes of a $sw_moved-byte flow from the learning switch"
+[ "$hub_idle_bytes" -gt $((hub_moved / 10)) ] ||
+	fail "the idle guest received only $hub_idle_bytes bytes of a $hub_moved-byte flow from the hub"
+echo "demo: OK (frames to the idle guest during the transfer: learning $sw_idle_frames)"

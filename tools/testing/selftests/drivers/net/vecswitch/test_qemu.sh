@@ -67,25 +67,7 @@ wait_for() {
 [ -x "$VECSWITCH" ] || skip "VECSWITCH=$VECSWITCH is not executable"
 QEMU=${QEMU:-qemu-system-x86_64}
 command -v "$QEMU" >/dev/null || skip "$QEMU not installed"
-for t in cpio gzip modprobe unshare; do
-	command -v "$t" >/dev/null || skip "$t not installed"
-done
-
-if [ -z "${VSW_KERNEL:-}" ]; then
-	VSW_KERNEL=$(find /boot -maxdepth 1 -name 'vmlinuz-*' 2>/dev/null |
-		     sort -V | tail -n 1)
-fi
-if [ -z "$VSW_KERNEL" ] || [ ! -r "$VSW_KERNEL" ]; then
-	skip "no guest kernel (install linux-image-amd64 or set VSW_KERNEL)"
-fi
-kver=${VSW_KERNEL##*/vmlinuz-}
-[ -d "/lib/modules/$kver" ] || skip "no modules for $kver"
-
-busybox=${VSW_BUSYBOX:-$(command -v busybox)}
-[ -n "$busybox" ] || skip "no busybox (install busybox-static)"
-if ldd "$busybox" >/dev/null 2>&1; then
-	skip "$busybox is dynamically linked (install busybox-static)"
-fi
+command -v unshare >/dev/null || skip "unshare not installed"
 
 # Test traffic stays in a network namespace of our own.
 if [ "${VSW_IN_NETNS:-}" != 1 ]; then
@@ -98,55 +80,12 @@ dir=$(mktemp -d /tmp/vsw-qemu.XXXXXX) || exit 1
 
 # ---- initramfs ---------------------------------------------------------------
 
-root=$dir/root
-mkdir -p "$root"/bin "$root"/proc "$root"/sys "$root"/dev "$root"/lib
-cp "$busybox" "$root/bin/busybox"
-
-# virtio-net and what it needs, in load order; compressed modules unpacked
-: > "$root/modules.order"
-for m in virtio_pci virtio_net; do
-	while read -r kind path _; do
-		[ "$kind" = insmod ] || continue
-		name=$(basename "$path")
-		case $name in
-		*.xz) xz -dc "$path" > "$root/lib/${name%.xz}"; name=${name%.xz} ;;
-		*.zst) zstd -qdc "$path" > "$root/lib/${name%.zst}"; name=${name%.zst} ;;
-		*) cp "$path" "$root/lib/$name" ;;
-		esac
-		grep -qx "$name" "$root/modules.order" ||
-			echo "$name" >> "$root/modules.order"
-	done < <(modprobe -S "$kver" --show-depends "$m" 2>/dev/null)
-done
-
-cat > "$root/init" <<'EOF'
-#!/bin/busybox sh
-/bin/busybox --install -s /bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev 2>/dev/null
-while read -r m; do
-	insmod "/lib/$m" 2>/dev/null
-done < /modules.order
-echo VSW_INIT
-ip link set lo up
-ip link set eth0 up
-ip addr add "$VSW_IP/24" dev eth0
-echo VSW_UP
-n=0
-while [ "$n" -lt 90 ]; do
-	if ping -c 1 -W 1 "$VSW_PEER" >/dev/null 2>&1; then
-		ping -c 3 -W 2 "$VSW_PEER" && echo VSW_PING_OK
-		break
-	fi
-	n=$((n + 1))
-done
-# stay up for the peer, but not for ever
-sleep 300
-poweroff -f
-EOF
-chmod +x "$root/init"
-(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$dir/initrd.gz" ||
-	exit 1
+VSW_KERNEL=$("${VECNET_SRC:?run through make check}/scripts/qemu-initrd.sh" "$dir/initrd.gz")
+case $? in
+0) ;;
+4) skip "no light guest kernel or initramfs tools (see above)" ;;
+*) log "building the initramfs failed"; exit 1 ;;
+esac
 
 # ---- switch ---------------------------------------------------------------------
 

@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vecnet: vector network devices for User Mode Linux, guest kernel side.
+ *
+ * The core (vecnet_kern.c) owns the net_device, the rings, NAPI and the
+ * counters; a transport owns the host descriptors and whatever header
+ * its frames carry on the wire.
+ */
+#ifndef __UM_VECNET_H
+#define __UM_VECNET_H
+
+#include <linux/etherdevice.h>
+#include <linux/ethtool.h>
+#include <linux/hrtimer.h>
+#include <linux/if_vlan.h>
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <linux/socket.h>
+#include <linux/u64_stats_sync.h>
+#include <linux/uio.h>
+#include <linux/workqueue.h>
+
+#define VECNET_DRV_NAME		"vecnet"
+
+#define VECNET_DEPTH_DEFAULT	64
+/* UIO_MAXIOV: the most recvmmsg and sendmmsg move in one call */
+#define VECNET_DEPTH_MAX	1024
+#define VECNET_HEADROOM_DEFAULT	2
+#define VECNET_HEADROOM_MAX	4096
+#define VECNET_MTU_MAX		(65535 - ETH_HLEN - VLAN_HLEN)
+#define VECNET_TX_USECS_MAX	USEC_PER_SEC
+/* One slot for a transport header, one for the linear part, the frags */
+#define VECNET_TX_IOV		(2 + MAX_SKB_FRAGS)
+#define VECNET_HDR_MAX		64
+
+/* ---- options ---------------------------------------------------------- */
+
+enum vecnet_key_type {
+	VECNET_KEY_U32,		/* decimal or 0x hex, full unsigned range */
+	VECNET_KEY_BOOL,	/* 0 or 1 */
+	VECNET_KEY_STR,		/* up to max bytes, not empty */
+	VECNET_KEY_MAC,		/* xx:xx:xx:xx:xx:xx, unicast */
+};
+
+struct vecnet_key {
+	const char *name;
+	enum vecnet_key_type type;
+	u32 min;
+	u32 max;
+	bool required;
+};
+
+struct vecnet_kv {
+	char *key;
+	char *val;
+};
+
+/* key=value pairs of one device, validated against the key tables */
+struct vecnet_args {
+	char *buf;
+	unsigned int n;
+	struct vecnet_kv kv[] __counted_by(n);
+};
+
+/* Error text for the console and for mconsole replies */
+struct vecnet_err {
+	char msg[160];
+};
+
+struct vecnet_transport;
+
+struct vecnet_config {
+	u32 index;
+	const struct vecnet_transport *transport;
+	struct vecnet_args *args;
+	u32 depth;
+	u32 mtu;
+	u32 headroom;
+	bool vec;
+	bool have_mac;
+	u8 mac[ETH_ALEN];
+};
+
+int vecnet_parse(const char *spec, struct vecnet_config *cfg,
+		 struct vecnet_err *err);
+void vecnet_args_free(struct vecnet_args *args);
+const char *vecnet_arg_str(const struct vecnet_args *args, const char *key);
+u32 vecnet_arg_u32(const struct vecnet_args *args, const char *key, u32 def);
+void vecnet_err_set(struct vecnet_err *err, const char *fmt, ...) __printf(2, 3);
+
+/* ---- transports --------------------------------------------------------- */
+
+/* The core builds and checks a virtio_net_hdr in the header slot */
+#define VECNET_TF_VNET_HDR	BIT(0)
+/* The descriptor is the user's and outlives down/up (fd transport) */
+#define VECNET_TF_KEEP_FD	BIT(1)
+/* Receive fills msg_name, which verify_header then checks */
+#define VECNET_TF_RX_ADDR	BIT(2)
+/* A character device (tap): one frame per read or write, no mmsg calls */
+#define VECNET_TF_CHARDEV	BIT(3)
+
+/* Offloads a transport with virtio-net headers lets the guest use */
+#define VECNET_VNET_FEATURES	(NETIF_F_HW_CSUM | NETIF_F_RXCSUM | \
+				 NETIF_F_TSO | NETIF_F_TSO6 | NETIF_F_TSO_ECN)
+/* Receive buffer for a host-coalesced super-frame (rx-gro-hw) */
+#define VECNET_GSO_FRAME	(GSO_LEGACY_MAX_SIZE + ETH_HLEN + VLAN_HLEN)
+
+struct vecnet_dev;
+
+struct vecnet_transport {
+	const char *name;
+	/* Keys this transport takes besides the common ones */
+	const struct vecnet_key *keys;
+	u32 flags;
+	/* Frames the transport can carry, headers excluded */
+	u32 max_mtu;
+
+	/* Store the options; may reject combinations the key table cannot */
+	int (*setup)(struct vecnet_dev *vn, const struct vecnet_args *args,
+		     struct vecnet_err *err);
+	/* Create vn->fd; the carrier starts off if the peer is not there */
+	int (*open)(struct vecnet_dev *vn);
+	void (*close)(struct vecnet_dev *vn);
+	/* Device removal: free what setup allocated */
+	void (*destroy)(struct vecnet_dev *vn);
+	/* Host exit: remove host objects; no sleeping, no allocation */
+	void (*shutdown)(struct vecnet_dev *vn);
+	/* Optional: 0 when the peer takes frames again */
+	int (*probe_peer)(struct vecnet_dev *vn);
+	/* Optional: fill vn->tx_hdr_len bytes in front of a frame */
+	int (*build_header)(struct vecnet_dev *vn, struct sk_buff *skb,
+			    void *hdr);
+	/* Optional: 0 keeps the frame, else rx_encaps_errors */
+	int (*verify_header)(struct vecnet_dev *vn, const void *hdr,
+			     unsigned int len, const void *src);
+	/* Optional: tell the host which offloads the guest now takes */
+	int (*set_features)(struct vecnet_dev *vn, netdev_features_t features);
+};
+
+extern const struct vecnet_transport vecnet_unixdgram;
+extern const struct vecnet_transport vecnet_tap;
+
+/* ---- device ------------------------------------------------------------- */
+
+/* Driver-specific counters for ethtool -S; the core stats hold the rest */
+struct vecnet_xstats {
+	u64_stats_t rx_queue_max;
+	u64_stats_t rx_queue_running_average;
+	u64_stats_t tx_queue_max;
+	u64_stats_t tx_queue_running_average;
+	u64_stats_t rx_encaps_errors;
+	u64_stats_t tx_timeout_count;
+	u64_stats_t tx_restart_queue;
+	u64_stats_t tx_kicks;
+	u64_stats_t tx_flow_control_xon;
+	u64_stats_t tx_flow_control_xoff;
+	u64_stats_t rx_csum_offload_good;
+	u64_stats_t rx_csum_offload_errors;
+	u64_stats_t sg_ok;
+	u64_stats_t sg_linearized;
+	u64_stats_t rx_kicks;
+	u64_stats_t rx_truncated;
+	u64_stats_t rx_transient_errors;
+	u64_stats_t tx_eagain;
+	u64_stats_t tx_enobufs;
+	u64_stats_t tx_eintr;
+	u64_stats_t tx_write_wakeups;
+	u64_stats_t tx_retry_timer;
+	u64_stats_t tx_coalesce_timer;
+	u64_stats_t peer_lost;
+	u64_stats_t peer_back;
+	struct u64_stats_sync syncp;
+};
+
+struct vecnet_stat_desc {
+	char name[ETH_GSTRING_LEN];
+	size_t offset;
+};
+
+extern const struct vecnet_stat_desc vecnet_xstats_desc[];
+extern const unsigned int vecnet_xstats_count;
+
+struct vecnet_rxq {
+	struct sk_buff **skbs;
+	struct mmsghdr *msgs;
+	struct iovec *iov;	/* two per slot: header, frame */
+	u8 *hdrs;
+	u8 *names;
+	unsigned int buf_len;
+};
+
+struct vecnet_txq {
+	spinlock_t lock;	/* ring indices against NAPI and xmit */
+	unsigned int head;	/* oldest frame not yet sent */
+	unsigned int count;
+	struct sk_buff **skbs;
+	struct mmsghdr *msgs;
+	struct iovec *iov;	/* VECNET_TX_IOV per slot */
+	u8 *hdrs;
+};
+
+struct vecnet_dev {
+	struct net_device *dev;
+	struct list_head list;
+	struct vecnet_config cfg;
+	const struct vecnet_transport *transport;
+	void *tpriv;
+
+	int fd;
+	int rx_irq;
+	int tx_irq;
+	unsigned int tx_hdr_len;
+	unsigned int rx_hdr_len;
+	unsigned int name_len;
+	/* Destination for unconnected transports (gre, l2tpv3) */
+	void *tx_addr;
+	unsigned int tx_addr_len;
+
+	struct napi_struct napi;
+	struct vecnet_rxq rx;
+	struct vecnet_txq tx;
+	/* The host said "later": the write IRQ or the retry timer resumes */
+	bool tx_blocked;
+	/* Timer and interrupt events, counted later from NAPI */
+	unsigned long events;
+	unsigned int batch;
+
+	u32 depth;
+	u32 tx_usecs;
+	struct hrtimer tx_timer;
+	struct hrtimer retry_timer;
+	u64 retry_ns;
+
+	struct delayed_work link_work;
+	unsigned int link_backoff_ms;
+
+	struct vecnet_xstats xstats;
+};
+
+void vecnet_peer_lost(struct vecnet_dev *vn);
+void vecnet_xstats_inc(struct vecnet_dev *vn, u64_stats_t *ctr);
+void vecnet_set_ethtool_ops(struct net_device *dev);
+
+int vecnet_device_add(const char *spec, struct vecnet_err *err);
+int vecnet_device_remove(u32 index, struct vecnet_err *err);
+const char *vecnet_run_dir(void);
+
+#endif

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vecnet: ethtool.  Everything here reads the configuration and the
+ * counters, never the rings, so it works the same while the device is
+ * down and on every transport.
+ */
+
+#include <linux/ethtool.h>
+#include <linux/netdevice.h>
+#include "vecnet.h"
+
+static void vecnet_get_drvinfo(struct net_device *dev,
+			       struct ethtool_drvinfo *info)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+
+	strscpy(info->driver, VECNET_DRV_NAME, sizeof(info->driver));
+	strscpy(info->bus_info, vn->transport->name, sizeof(info->bus_info));
+}
+
+static void vecnet_get_ringparam(struct net_device *dev,
+				 struct ethtool_ringparam *ring,
+				 struct kernel_ethtool_ringparam *kring,
+				 struct netlink_ext_ack *extack)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+
+	ring->rx_max_pending = VECNET_DEPTH_MAX;
+	ring->tx_max_pending = VECNET_DEPTH_MAX;
+	ring->rx_pending = vn->cfg.depth;
+	ring->tx_pending = vn->cfg.depth;
+}
+
+static int vecnet_set_ringparam(struct net_device *dev,
+				struct ethtool_ringparam *ring,
+				struct kernel_ethtool_ringparam *kring,
+				struct netlink_ext_ack *extack)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+
+	/* One depth serves both rings and sizes the host socket buffer */
+	if (ring->rx_pending != ring->tx_pending) {
+		NL_SET_ERR_MSG(extack, "rx and tx take the same depth");
+		return -EINVAL;
+	}
+	if (!ring->rx_pending) {
+		NL_SET_ERR_MSG(extack, "depth must be at least 1");
+		return -EINVAL;
+	}
+	if (netif_running(dev)) {
+		NL_SET_ERR_MSG(extack, "change the depth while the device is down");
+		return -EBUSY;
+	}
+	vn->cfg.depth = ring->rx_pending;
+	return 0;
+}
+
+static int vecnet_get_coalesce(struct net_device *dev,
+			       struct ethtool_coalesce *ec,
+			       struct kernel_ethtool_coalesce *kec,
+			       struct netlink_ext_ack *extack)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+
+	ec->tx_coalesce_usecs = READ_ONCE(vn->tx_usecs);
+	return 0;
+}
+
+static int vecnet_set_coalesce(struct net_device *dev,
+			       struct ethtool_coalesce *ec,
+			       struct kernel_ethtool_coalesce *kec,
+			       struct netlink_ext_ack *extack)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+
+	if (ec->tx_coalesce_usecs > VECNET_TX_USECS_MAX) {
+		NL_SET_ERR_MSG(extack, "tx-usecs is at most 1000000");
+		return -ERANGE;
+	}
+	WRITE_ONCE(vn->tx_usecs, ec->tx_coalesce_usecs);
+	return 0;
+}
+
+static int vecnet_get_sset_count(struct net_device *dev, int sset)
+{
+	return sset == ETH_SS_STATS ? vecnet_xstats_count : -EOPNOTSUPP;
+}
+
+static void vecnet_get_strings(struct net_device *dev, u32 sset, u8 *buf)
+{
+	unsigned int i;
+
+	if (sset != ETH_SS_STATS)
+		return;
+	for (i = 0; i < vecnet_xstats_count; i++)
+		ethtool_puts(&buf, vecnet_xstats_desc[i].name);
+}
+
+static void vecnet_get_ethtool_stats(struct net_device *dev,
+				     struct ethtool_stats *stats, u64 *data)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+	const void *base = &vn->xstats;
+	unsigned int start, i;
+
+	do {
+		start = u64_stats_fetch_begin(&vn->xstats.syncp);
+		for (i = 0; i < vecnet_xstats_count; i++)
+			data[i] = u64_stats_read(base +
+						 vecnet_xstats_desc[i].offset);
+	} while (u64_stats_fetch_retry(&vn->xstats.syncp, start));
+}
+
+static const struct ethtool_ops vecnet_ethtool_ops = {
+	.supported_coalesce_params	= ETHTOOL_COALESCE_TX_USECS,
+	.get_drvinfo			= vecnet_get_drvinfo,
+	.get_link			= ethtool_op_get_link,
+	.get_ts_info			= ethtool_op_get_ts_info,
+	.get_ringparam			= vecnet_get_ringparam,
+	.set_ringparam			= vecnet_set_ringparam,
+	.get_coalesce			= vecnet_get_coalesce,
+	.set_coalesce			= vecnet_set_coalesce,
+	.get_sset_count			= vecnet_get_sset_count,
+	.get_strings			= vecnet_get_strings,
+	.get_ethtool_stats		= vecnet_get_ethtool_stats,
+};
+
+void vecnet_set_ethtool_ops(struct net_device *dev)
+{
+	dev->ethtool_ops = &vecnet_ethtool_ops;
+}

@@ -1,0 +1,1029 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vecnet: vector network devices for User Mode Linux, the core.
+ *
+ * A device owns one host descriptor (through its transport), a receive
+ * ring and a transmit ring of @depth entries each.  Receive runs in NAPI
+ * and fetches a batch per host call; transmit queues frames in the ring
+ * and sends a batch per host call, stopping the queue when the ring is
+ * full and waiting for the host (write interrupt or retry timer) instead
+ * of dropping.  The carrier follows the peer's presence.
+ */
+
+#include <linux/init.h>
+#include <linux/memblock.h>
+#include <linux/mutex.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/virtio_net.h>
+#include <init.h>
+#include <irq_kern.h>
+#include <os.h>
+#include "vecnet.h"
+#include "vecnet_user.h"
+
+/* Retry timer for a sender the host cannot wake: 50 us up to 5 ms */
+#define VECNET_RETRY_MIN_NS	(50 * NSEC_PER_USEC)
+#define VECNET_RETRY_MAX_NS	(5 * NSEC_PER_MSEC)
+/* Reconnect attempts: 50 ms backing off to the once-a-second check */
+#define VECNET_LINK_MIN_MS	50
+#define VECNET_LINK_CHECK_MS	1000
+#define VECNET_EINTR_TRIES	4
+
+static LIST_HEAD(vecnet_devices);
+static DEFINE_MUTEX(vecnet_devices_lock);
+
+/* ---- counters ----------------------------------------------------------- */
+
+#define VECNET_XSTAT(m) { #m, offsetof(struct vecnet_xstats, m) }
+
+const struct vecnet_stat_desc vecnet_xstats_desc[] = {
+	VECNET_XSTAT(rx_queue_max),
+	VECNET_XSTAT(rx_queue_running_average),
+	VECNET_XSTAT(tx_queue_max),
+	VECNET_XSTAT(tx_queue_running_average),
+	VECNET_XSTAT(rx_encaps_errors),
+	VECNET_XSTAT(tx_timeout_count),
+	VECNET_XSTAT(tx_restart_queue),
+	VECNET_XSTAT(tx_kicks),
+	VECNET_XSTAT(tx_flow_control_xon),
+	VECNET_XSTAT(tx_flow_control_xoff),
+	VECNET_XSTAT(rx_csum_offload_good),
+	VECNET_XSTAT(rx_csum_offload_errors),
+	VECNET_XSTAT(sg_ok),
+	VECNET_XSTAT(sg_linearized),
+	VECNET_XSTAT(rx_kicks),
+	VECNET_XSTAT(rx_truncated),
+	VECNET_XSTAT(rx_transient_errors),
+	VECNET_XSTAT(tx_eagain),
+	VECNET_XSTAT(tx_enobufs),
+	VECNET_XSTAT(tx_eintr),
+	VECNET_XSTAT(tx_write_wakeups),
+	VECNET_XSTAT(tx_retry_timer),
+	VECNET_XSTAT(tx_coalesce_timer),
+	VECNET_XSTAT(peer_lost),
+	VECNET_XSTAT(peer_back),
+};
+
+const unsigned int vecnet_xstats_count = ARRAY_SIZE(vecnet_xstats_desc);
+
+void vecnet_xstats_inc(struct vecnet_dev *vn, u64_stats_t *ctr)
+{
+	u64_stats_update_begin(&vn->xstats.syncp);
+	u64_stats_inc(ctr);
+	u64_stats_update_end(&vn->xstats.syncp);
+}
+
+/* The largest batch seen and a running average (weight 1/8) */
+static void vecnet_queue_sample(struct vecnet_dev *vn, u64_stats_t *max,
+				u64_stats_t *avg, unsigned int n)
+{
+	u64 a;
+
+	u64_stats_update_begin(&vn->xstats.syncp);
+	if (n > u64_stats_read(max))
+		u64_stats_set(max, n);
+	a = u64_stats_read(avg);
+	u64_stats_set(avg, a - (a >> 3) + (n >> 3));
+	u64_stats_update_end(&vn->xstats.syncp);
+}
+
+static void vecnet_kick(struct vecnet_dev *vn)
+{
+	napi_schedule(&vn->napi);
+}
+
+/* ---- host I/O ----------------------------------------------------------- */
+
+static int vecnet_recv_batch(struct vecnet_dev *vn, unsigned int n)
+{
+	if (vn->transport->flags & VECNET_TF_CHARDEV)
+		return vecnet_user_readv_batch(vn->fd, vn->rx.msgs, n);
+	return vecnet_user_recvmmsg(vn->fd, vn->rx.msgs, n);
+}
+
+static int vecnet_send_batch(struct vecnet_dev *vn, unsigned int first,
+			     unsigned int n)
+{
+	if (vn->transport->flags & VECNET_TF_CHARDEV)
+		return vecnet_user_writev_batch(vn->fd, &vn->tx.msgs[first], n);
+	return vecnet_user_sendmmsg(vn->fd, &vn->tx.msgs[first], n);
+}
+
+/* ---- receive ------------------------------------------------------------ */
+
+static struct sk_buff *vecnet_rx_skb(struct vecnet_dev *vn, bool in_napi)
+{
+	unsigned int len = vn->cfg.headroom + vn->rx.buf_len;
+	struct sk_buff *skb;
+
+	skb = in_napi ? napi_alloc_skb(&vn->napi, len) :
+			netdev_alloc_skb(vn->dev, len);
+	if (skb)
+		skb_reserve(skb, vn->cfg.headroom);
+	return skb;
+}
+
+/* Point slot @i at its buffers again; the host rewrote namelen and flags */
+static void vecnet_rx_slot(struct vecnet_dev *vn, unsigned int i)
+{
+	struct user_msghdr *h = &vn->rx.msgs[i].msg_hdr;
+	struct iovec *iov = &vn->rx.iov[i * 2];
+	unsigned int n = 0;
+
+	if (vn->rx_hdr_len) {
+		iov[n].iov_base = (void __force __user *)(vn->rx.hdrs +
+							  i * vn->rx_hdr_len);
+		iov[n++].iov_len = vn->rx_hdr_len;
+	}
+	iov[n].iov_base = (void __force __user *)vn->rx.skbs[i]->data;
+	iov[n++].iov_len = vn->rx.buf_len;
+
+	h->msg_iov = (struct iovec __force __user *)iov;
+	h->msg_iovlen = n;
+	h->msg_name = vn->rx.names ?
+		(void __force __user *)(vn->rx.names + i * vn->name_len) : NULL;
+	h->msg_namelen = vn->name_len;
+	h->msg_control = NULL;
+	h->msg_controllen = 0;
+	h->msg_flags = 0;
+}
+
+/*
+ * The host's virtio-net header says what the frame still needs (a
+ * checksum to finish, segmentation for a super-frame) or that its
+ * checksum is already good.  One that does not fit the frame is the
+ * host's error, counted with the encapsulation errors.
+ */
+static int vecnet_rx_vnet_hdr(struct vecnet_dev *vn, struct sk_buff *skb,
+			      const void *hdr)
+{
+	const struct virtio_net_hdr *vh = hdr;
+
+	if (virtio_net_hdr_to_skb(skb, vh, virtio_legacy_is_little_endian())) {
+		vecnet_xstats_inc(vn, &vn->xstats.rx_encaps_errors);
+		return -EINVAL;
+	}
+	if (vh->flags & VIRTIO_NET_HDR_F_DATA_VALID) {
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+		vecnet_xstats_inc(vn, &vn->xstats.rx_csum_offload_good);
+	}
+	return 0;
+}
+
+static void vecnet_rx_drop(struct vecnet_dev *vn, unsigned int i)
+{
+	dev_dstats_rx_dropped(vn->dev);
+	vecnet_rx_slot(vn, i);
+}
+
+static void vecnet_rx_frame(struct vecnet_dev *vn, unsigned int i)
+{
+	struct user_msghdr *h = &vn->rx.msgs[i].msg_hdr;
+	unsigned int len = vn->rx.msgs[i].msg_len;
+	struct net_device *dev = vn->dev;
+	struct sk_buff *skb, *fresh;
+
+	if (unlikely(h->msg_flags & MSG_TRUNC)) {
+		vecnet_xstats_inc(vn, &vn->xstats.rx_truncated);
+		DEV_STATS_INC(dev, rx_length_errors);
+		vecnet_rx_drop(vn, i);
+		return;
+	}
+	if (unlikely(len < vn->rx_hdr_len + ETH_HLEN)) {
+		DEV_STATS_INC(dev, rx_length_errors);
+		vecnet_rx_drop(vn, i);
+		return;
+	}
+	if (vn->transport->verify_header &&
+	    vn->transport->verify_header(vn, vn->rx.hdrs + i * vn->rx_hdr_len,
+					 len,
+					 vn->rx.names ?
+					 vn->rx.names + i * vn->name_len :
+					 NULL)) {
+		vecnet_xstats_inc(vn, &vn->xstats.rx_encaps_errors);
+		vecnet_rx_drop(vn, i);
+		return;
+	}
+
+	/* Refill first: without a fresh buffer the frame is dropped */
+	fresh = vecnet_rx_skb(vn, true);
+	if (unlikely(!fresh)) {
+		vecnet_rx_drop(vn, i);
+		return;
+	}
+	skb = vn->rx.skbs[i];
+	vn->rx.skbs[i] = fresh;
+	vecnet_rx_slot(vn, i);
+
+	len -= vn->rx_hdr_len;
+	skb_put(skb, len);
+	if ((vn->transport->flags & VECNET_TF_VNET_HDR) &&
+	    vecnet_rx_vnet_hdr(vn, skb, vn->rx.hdrs + i * vn->rx_hdr_len)) {
+		dev_kfree_skb_any(skb);
+		dev_dstats_rx_dropped(dev);
+		return;
+	}
+	skb->protocol = eth_type_trans(skb, dev);
+	dev_dstats_rx_add(dev, len);
+	napi_gro_receive(&vn->napi, skb);
+}
+
+static int vecnet_rx(struct vecnet_dev *vn, int budget)
+{
+	int done = 0;
+
+	while (done < budget) {
+		unsigned int want = min_t(unsigned int, budget - done,
+					  vn->batch);
+		int ret, i;
+
+		ret = vecnet_recv_batch(vn, want);
+		vecnet_xstats_inc(vn, &vn->xstats.rx_kicks);
+		if (ret == -EAGAIN || ret == 0)
+			break;
+		if (ret < 0) {
+			/* counted as work, so a stuck error cannot spin here */
+			vecnet_xstats_inc(vn, &vn->xstats.rx_transient_errors);
+			done++;
+			continue;
+		}
+		vecnet_queue_sample(vn, &vn->xstats.rx_queue_max,
+				    &vn->xstats.rx_queue_running_average, ret);
+		for (i = 0; i < ret; i++)
+			vecnet_rx_frame(vn, i);
+		done += ret;
+		/*
+		 * Short means empty for now.  A frame that lands after this
+		 * raises a new edge, and napi_schedule() during the poll
+		 * makes NAPI poll again.
+		 */
+		if (ret < want)
+			break;
+	}
+	return done;
+}
+
+/* ---- transmit ----------------------------------------------------------- */
+
+static void vecnet_tx_slot(struct vecnet_dev *vn, unsigned int slot,
+			   struct sk_buff *skb)
+{
+	struct iovec *iov = &vn->tx.iov[slot * VECNET_TX_IOV];
+	struct user_msghdr *h = &vn->tx.msgs[slot].msg_hdr;
+	unsigned int n = 0, f;
+
+	if (vn->tx_hdr_len) {
+		iov[n].iov_base = (void __force __user *)(vn->tx.hdrs +
+							  slot * vn->tx_hdr_len);
+		iov[n++].iov_len = vn->tx_hdr_len;
+	}
+	iov[n].iov_base = (void __force __user *)skb->data;
+	iov[n++].iov_len = skb_headlen(skb);
+	for (f = 0; f < skb_shinfo(skb)->nr_frags; f++) {
+		skb_frag_t *frag = &skb_shinfo(skb)->frags[f];
+
+		iov[n].iov_base = (void __force __user *)skb_frag_address(frag);
+		iov[n++].iov_len = skb_frag_size(frag);
+	}
+
+	h->msg_name = (void __force __user *)vn->tx_addr;
+	h->msg_namelen = vn->tx_addr_len;
+	h->msg_iov = (struct iovec __force __user *)iov;
+	h->msg_iovlen = n;
+	h->msg_control = NULL;
+	h->msg_controllen = 0;
+	h->msg_flags = 0;
+}
+
+static void vecnet_tx_pop(struct vecnet_dev *vn, bool sent)
+{
+	struct vecnet_txq *tx = &vn->tx;
+	struct sk_buff *skb = tx->skbs[tx->head];
+
+	tx->skbs[tx->head] = NULL;
+	tx->head = (tx->head + 1) % vn->depth;
+	tx->count--;
+	if (sent) {
+		dev_dstats_tx_add(vn->dev, skb->len);
+		dev_consume_skb_any(skb);
+	} else {
+		dev_dstats_tx_dropped(vn->dev);
+		dev_kfree_skb_any(skb);
+	}
+}
+
+/* Called with tx.lock held */
+static void vecnet_tx_drop_all(struct vecnet_dev *vn)
+{
+	while (vn->tx.count) {
+		DEV_STATS_INC(vn->dev, tx_carrier_errors);
+		vecnet_tx_pop(vn, false);
+	}
+	/* A stopped queue would stay stopped when the carrier returns */
+	if (netif_queue_stopped(vn->dev))
+		netif_wake_queue(vn->dev);
+}
+
+static bool vecnet_peer_gone(int err)
+{
+	switch (err) {
+	case -ECONNREFUSED:	/* the peer's socket closed */
+	case -ENOTCONN:		/* after the host dissolved our connection */
+	case -EDESTADDRREQ:
+	case -ENOENT:		/* nothing at the path */
+	case -EPERM:		/* the peer is connected to someone else */
+		return true;
+	}
+	return false;
+}
+
+/* Called with tx.lock held, from xmit or NAPI */
+void vecnet_peer_lost(struct vecnet_dev *vn)
+{
+	vecnet_tx_drop_all(vn);
+	WRITE_ONCE(vn->tx_blocked, false);
+	if (netif_carrier_ok(vn->dev)) {
+		netif_carrier_off(vn->dev);
+		vecnet_xstats_inc(vn, &vn->xstats.peer_lost);
+		netdev_info(vn->dev, "peer gone, carrier off\n");
+	}
+	if (vn->transport->probe_peer)
+		mod_delayed_work(system_wq, &vn->link_work,
+				 msecs_to_jiffies(vn->link_backoff_ms));
+}
+
+static void vecnet_tx_wait(struct vecnet_dev *vn)
+{
+	hrtimer_start(&vn->retry_timer, ns_to_ktime(vn->retry_ns),
+		      HRTIMER_MODE_REL);
+	vn->retry_ns = min_t(u64, vn->retry_ns * 2, VECNET_RETRY_MAX_NS);
+}
+
+/*
+ * Send what the ring holds.  Never drops for lack of room: "later"
+ * from the host leaves the frames queued and the write interrupt or
+ * the retry timer brings NAPI back to send them.
+ */
+static void vecnet_tx_flush(struct vecnet_dev *vn)
+{
+	struct vecnet_txq *tx = &vn->tx;
+	bool armed = READ_ONCE(vn->tx_blocked);
+	unsigned int eintr = 0;
+
+	while (tx->count) {
+		unsigned int n = min(tx->count, vn->depth - tx->head);
+		int ret, i;
+
+		if (!vn->cfg.vec)
+			n = 1;
+		ret = vecnet_send_batch(vn, tx->head, n);
+		vecnet_xstats_inc(vn, &vn->xstats.tx_kicks);
+		if (ret > 0) {
+			vecnet_queue_sample(vn, &vn->xstats.tx_queue_max,
+					    &vn->xstats.tx_queue_running_average,
+					    ret);
+			for (i = 0; i < ret; i++)
+				vecnet_tx_pop(vn, true);
+			if (armed) {
+				WRITE_ONCE(vn->tx_blocked, false);
+				armed = false;
+				vecnet_xstats_inc(vn,
+						  &vn->xstats.tx_restart_queue);
+			}
+			vn->retry_ns = VECNET_RETRY_MIN_NS;
+			vn->link_backoff_ms = VECNET_LINK_MIN_MS;
+			continue;
+		}
+		if (ret == -EAGAIN || ret == -ENOBUFS) {
+			vecnet_xstats_inc(vn, ret == -EAGAIN ?
+					  &vn->xstats.tx_eagain :
+					  &vn->xstats.tx_enobufs);
+			/*
+			 * Flag first, then try once more: a wakeup between
+			 * the failed send and the flag would otherwise be
+			 * ignored by the write interrupt.
+			 */
+			if (!armed) {
+				WRITE_ONCE(vn->tx_blocked, true);
+				armed = true;
+				continue;
+			}
+			vecnet_tx_wait(vn);
+			return;
+		}
+		if (ret == -EINTR || ret == -ECONNRESET) {
+			vecnet_xstats_inc(vn, &vn->xstats.tx_eintr);
+			if (++eintr < VECNET_EINTR_TRIES)
+				continue;
+			WRITE_ONCE(vn->tx_blocked, true);
+			vecnet_tx_wait(vn);
+			return;
+		}
+		if (vecnet_peer_gone(ret)) {
+			vecnet_peer_lost(vn);
+			return;
+		}
+		/* This frame cannot go (EMSGSIZE and the like); the rest may */
+		net_warn_ratelimited("%s: dropped a frame the host refused: %d\n",
+				     vn->dev->name, ret);
+		DEV_STATS_INC(vn->dev, tx_errors);
+		vecnet_tx_pop(vn, false);
+	}
+}
+
+/* The offloads the guest leaves to the host travel in a virtio-net header */
+static int vecnet_tx_header(struct vecnet_dev *vn, struct sk_buff *skb,
+			    void *hdr)
+{
+	if (vn->transport->build_header)
+		return vn->transport->build_header(vn, skb, hdr);
+	return virtio_net_hdr_from_skb(skb, hdr,
+				       virtio_legacy_is_little_endian(),
+				       false, 0);
+}
+
+static netdev_tx_t vecnet_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+	struct vecnet_txq *tx = &vn->tx;
+	unsigned int slot;
+
+	if (unlikely(!netif_carrier_ok(dev))) {
+		DEV_STATS_INC(dev, tx_carrier_errors);
+		goto drop;
+	}
+	if (skb_shinfo(skb)->nr_frags)
+		vecnet_xstats_inc(vn, &vn->xstats.sg_ok);
+
+	spin_lock(&tx->lock);
+	slot = (tx->head + tx->count) % vn->depth;
+	if (vn->tx_hdr_len &&
+	    vecnet_tx_header(vn, skb, tx->hdrs + slot * vn->tx_hdr_len)) {
+		spin_unlock(&tx->lock);
+		DEV_STATS_INC(dev, tx_errors);
+		goto drop;
+	}
+	tx->skbs[slot] = skb;
+	vecnet_tx_slot(vn, slot, skb);
+	tx->count++;
+	skb_tx_timestamp(skb);
+
+	if (tx->count == vn->depth) {
+		if (!READ_ONCE(vn->tx_blocked))
+			vecnet_tx_flush(vn);
+		if (tx->count == vn->depth) {
+			netif_stop_queue(dev);
+			vecnet_xstats_inc(vn, &vn->xstats.tx_flow_control_xoff);
+		}
+	} else if (!netdev_xmit_more() && !READ_ONCE(vn->tx_blocked)) {
+		u32 usecs = READ_ONCE(vn->tx_usecs);
+
+		if (!usecs)
+			vecnet_tx_flush(vn);
+		else if (!hrtimer_is_queued(&vn->tx_timer))
+			hrtimer_start(&vn->tx_timer, ns_to_ktime((u64)usecs * NSEC_PER_USEC),
+				      HRTIMER_MODE_REL);
+	}
+	spin_unlock(&tx->lock);
+	return NETDEV_TX_OK;
+
+drop:
+	dev_dstats_tx_dropped(dev);
+	dev_kfree_skb_any(skb);
+	return NETDEV_TX_OK;
+}
+
+/* ---- interrupts, timers, NAPI -------------------------------------------- */
+
+enum {
+	VECNET_EV_WRITE,
+	VECNET_EV_RETRY,
+	VECNET_EV_COALESCE,
+	VECNET_EV_TIMEOUT,
+};
+
+static irqreturn_t vecnet_rx_interrupt(int irq, void *data)
+{
+	struct vecnet_dev *vn = data;
+
+	vecnet_kick(vn);
+	return IRQ_HANDLED;
+}
+
+/* The host has room again; only of interest while a send waits for it */
+static irqreturn_t vecnet_tx_interrupt(int irq, void *data)
+{
+	struct vecnet_dev *vn = data;
+
+	if (READ_ONCE(vn->tx_blocked)) {
+		set_bit(VECNET_EV_WRITE, &vn->events);
+		vecnet_kick(vn);
+	}
+	return IRQ_HANDLED;
+}
+
+static enum hrtimer_restart vecnet_tx_timer_fn(struct hrtimer *t)
+{
+	struct vecnet_dev *vn = container_of(t, struct vecnet_dev, tx_timer);
+
+	set_bit(VECNET_EV_COALESCE, &vn->events);
+	vecnet_kick(vn);
+	return HRTIMER_NORESTART;
+}
+
+static enum hrtimer_restart vecnet_retry_timer_fn(struct hrtimer *t)
+{
+	struct vecnet_dev *vn = container_of(t, struct vecnet_dev, retry_timer);
+
+	set_bit(VECNET_EV_RETRY, &vn->events);
+	vecnet_kick(vn);
+	return HRTIMER_NORESTART;
+}
+
+static void vecnet_tx_timeout(struct net_device *dev, unsigned int txqueue)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+
+	set_bit(VECNET_EV_TIMEOUT, &vn->events);
+	vecnet_kick(vn);
+}
+
+/* Timer and interrupt events are counted here, outside hard IRQ context */
+static void vecnet_count_events(struct vecnet_dev *vn, unsigned long ev)
+{
+	if (ev & BIT(VECNET_EV_WRITE))
+		vecnet_xstats_inc(vn, &vn->xstats.tx_write_wakeups);
+	if (ev & BIT(VECNET_EV_RETRY))
+		vecnet_xstats_inc(vn, &vn->xstats.tx_retry_timer);
+	if (ev & BIT(VECNET_EV_COALESCE))
+		vecnet_xstats_inc(vn, &vn->xstats.tx_coalesce_timer);
+	if (ev & BIT(VECNET_EV_TIMEOUT))
+		vecnet_xstats_inc(vn, &vn->xstats.tx_timeout_count);
+}
+
+static int vecnet_poll(struct napi_struct *napi, int budget)
+{
+	struct vecnet_dev *vn = container_of(napi, struct vecnet_dev, napi);
+	unsigned long ev = xchg(&vn->events, 0);
+	struct vecnet_txq *tx = &vn->tx;
+	int work;
+
+	vecnet_count_events(vn, ev);
+
+	spin_lock(&tx->lock);
+	/* A blocked sender tries again only when the host or a timer says */
+	if (tx->count && (!READ_ONCE(vn->tx_blocked) ||
+			  (ev & (BIT(VECNET_EV_WRITE) | BIT(VECNET_EV_RETRY) |
+				 BIT(VECNET_EV_TIMEOUT)))))
+		vecnet_tx_flush(vn);
+	if (netif_queue_stopped(vn->dev) && tx->count < vn->depth &&
+	    netif_carrier_ok(vn->dev)) {
+		netif_wake_queue(vn->dev);
+		vecnet_xstats_inc(vn, &vn->xstats.tx_flow_control_xon);
+	}
+	spin_unlock(&tx->lock);
+
+	work = vecnet_rx(vn, budget);
+	if (work < budget)
+		napi_complete_done(napi, work);
+	return work;
+}
+
+/* Reconnects a lost peer, and checks a present one once a second */
+static void vecnet_link_work(struct work_struct *work)
+{
+	struct vecnet_dev *vn = container_of(to_delayed_work(work),
+					     struct vecnet_dev, link_work);
+	struct net_device *dev = vn->dev;
+	unsigned int delay = VECNET_LINK_CHECK_MS;
+	int err;
+
+	err = vn->transport->probe_peer(vn);
+	if (!err) {
+		if (!netif_carrier_ok(dev)) {
+			netif_carrier_on(dev);
+			vecnet_xstats_inc(vn, &vn->xstats.peer_back);
+			netdev_info(dev, "peer back, carrier on\n");
+			vecnet_kick(vn);
+		}
+		vn->link_backoff_ms = VECNET_LINK_MIN_MS;
+	} else {
+		if (vecnet_peer_gone(err) && netif_carrier_ok(dev)) {
+			spin_lock_bh(&vn->tx.lock);
+			vecnet_peer_lost(vn);
+			spin_unlock_bh(&vn->tx.lock);
+		}
+		delay = vn->link_backoff_ms;
+		vn->link_backoff_ms = min(vn->link_backoff_ms * 2,
+					  VECNET_LINK_CHECK_MS);
+	}
+	schedule_delayed_work(&vn->link_work, msecs_to_jiffies(delay));
+}
+
+/* ---- rings -------------------------------------------------------------- */
+
+static void vecnet_rings_free(struct vecnet_dev *vn)
+{
+	unsigned int i;
+
+	if (vn->tx.skbs) {
+		while (vn->tx.count)
+			vecnet_tx_pop(vn, false);
+	}
+	if (vn->rx.skbs) {
+		for (i = 0; i < vn->depth; i++)
+			dev_kfree_skb(vn->rx.skbs[i]);
+	}
+	kfree(vn->rx.skbs);
+	kfree(vn->rx.msgs);
+	kfree(vn->rx.iov);
+	kfree(vn->rx.hdrs);
+	kfree(vn->rx.names);
+	kfree(vn->tx.skbs);
+	kfree(vn->tx.msgs);
+	kfree(vn->tx.iov);
+	kfree(vn->tx.hdrs);
+	memset(&vn->rx, 0, sizeof(vn->rx));
+	vn->tx.skbs = NULL;
+	vn->tx.msgs = NULL;
+	vn->tx.iov = NULL;
+	vn->tx.hdrs = NULL;
+	vn->tx.head = 0;
+	vn->tx.count = 0;
+}
+
+static int vecnet_rings_alloc(struct vecnet_dev *vn)
+{
+	struct vecnet_rxq *rx = &vn->rx;
+	struct vecnet_txq *tx = &vn->tx;
+	unsigned int d = vn->depth, i;
+
+	rx->buf_len = vn->dev->mtu + ETH_HLEN + VLAN_HLEN;
+	if (vn->dev->features & NETIF_F_GRO_HW)
+		rx->buf_len = max_t(unsigned int, rx->buf_len, VECNET_GSO_FRAME);
+	rx->skbs = kcalloc(d, sizeof(*rx->skbs), GFP_KERNEL);
+	rx->msgs = kcalloc(d, sizeof(*rx->msgs), GFP_KERNEL);
+	rx->iov = kcalloc(d * 2, sizeof(*rx->iov), GFP_KERNEL);
+	tx->skbs = kcalloc(d, sizeof(*tx->skbs), GFP_KERNEL);
+	tx->msgs = kcalloc(d, sizeof(*tx->msgs), GFP_KERNEL);
+	tx->iov = kcalloc(d * VECNET_TX_IOV, sizeof(*tx->iov), GFP_KERNEL);
+	if (!rx->skbs || !rx->msgs || !rx->iov ||
+	    !tx->skbs || !tx->msgs || !tx->iov)
+		goto nomem;
+	if (vn->rx_hdr_len) {
+		rx->hdrs = kcalloc(d, vn->rx_hdr_len, GFP_KERNEL);
+		if (!rx->hdrs)
+			goto nomem;
+	}
+	if (vn->tx_hdr_len) {
+		tx->hdrs = kcalloc(d, vn->tx_hdr_len, GFP_KERNEL);
+		if (!tx->hdrs)
+			goto nomem;
+	}
+	if (vn->name_len) {
+		rx->names = kcalloc(d, vn->name_len, GFP_KERNEL);
+		if (!rx->names)
+			goto nomem;
+	}
+	for (i = 0; i < d; i++) {
+		rx->skbs[i] = vecnet_rx_skb(vn, false);
+		if (!rx->skbs[i])
+			goto nomem;
+		vecnet_rx_slot(vn, i);
+	}
+	return 0;
+
+nomem:
+	vecnet_rings_free(vn);
+	return -ENOMEM;
+}
+
+/* ---- net_device_ops ----------------------------------------------------- */
+
+static int vecnet_open(struct net_device *dev)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+	bool peer_there;
+	int err;
+
+	vn->depth = vn->cfg.depth;
+	vn->batch = vn->cfg.vec ? vn->depth : 1;
+	vn->retry_ns = VECNET_RETRY_MIN_NS;
+	vn->link_backoff_ms = VECNET_LINK_MIN_MS;
+	vn->tx_blocked = false;
+	vn->events = 0;
+	/* An rx-gro-hw request made while up takes effect now */
+	netdev_update_features(dev);
+
+	err = vn->transport->open(vn);
+	if (err && err != -ENOTCONN)
+		return err;
+	peer_there = !err;
+
+	err = vecnet_rings_alloc(vn);
+	if (err)
+		goto err_close;
+
+	napi_enable(&vn->napi);
+
+	err = um_request_irq(UM_IRQ_ALLOC, vn->fd, IRQ_READ,
+			     vecnet_rx_interrupt, 0, dev->name, vn);
+	if (err < 0) {
+		netdev_err(dev, "no interrupt for receive: %d\n", err);
+		goto err_napi;
+	}
+	vn->rx_irq = err;
+	err = um_request_irq(UM_IRQ_ALLOC, vn->fd, IRQ_WRITE,
+			     vecnet_tx_interrupt, 0, dev->name, vn);
+	if (err < 0) {
+		netdev_err(dev, "no interrupt for transmit: %d\n", err);
+		goto err_rx_irq;
+	}
+	vn->tx_irq = err;
+
+	if (peer_there)
+		netif_carrier_on(dev);
+	else
+		netif_carrier_off(dev);
+	if (vn->transport->probe_peer)
+		schedule_delayed_work(&vn->link_work,
+				      msecs_to_jiffies(peer_there ?
+						       VECNET_LINK_CHECK_MS :
+						       VECNET_LINK_MIN_MS));
+	netif_start_queue(dev);
+	/* Edge-triggered: frames queued before the IRQ existed raise none */
+	vecnet_kick(vn);
+	return 0;
+
+err_rx_irq:
+	um_free_irq(vn->rx_irq, vn);
+err_napi:
+	napi_disable(&vn->napi);
+	vecnet_rings_free(vn);
+err_close:
+	vn->transport->close(vn);
+	return err;
+}
+
+static int vecnet_stop(struct net_device *dev)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+
+	netif_tx_disable(dev);
+	um_free_irq(vn->tx_irq, vn);
+	um_free_irq(vn->rx_irq, vn);
+	napi_disable(&vn->napi);
+	cancel_delayed_work_sync(&vn->link_work);
+	hrtimer_cancel(&vn->tx_timer);
+	hrtimer_cancel(&vn->retry_timer);
+	vecnet_rings_free(vn);
+	vn->transport->close(vn);
+	netif_carrier_off(dev);
+	/* With the rings gone, a pending rx-gro-hw request may apply */
+	netdev_update_features(dev);
+	return 0;
+}
+
+/* The rings and the host buffers are sized for the MTU when opening */
+static int vecnet_change_mtu(struct net_device *dev, int mtu)
+{
+	if (netif_running(dev)) {
+		netdev_warn(dev, "change the MTU while the device is down\n");
+		return -EBUSY;
+	}
+	WRITE_ONCE(dev->mtu, mtu);
+	return 0;
+}
+
+/*
+ * Receive buffers are sized for super-frames only when the rings are
+ * made, so rx-gro-hw cannot come on while rings of MTU-sized buffers
+ * exist.  The request stays wanted and takes effect once they are gone
+ * (vecnet_stop and vecnet_open re-evaluate the features).
+ */
+static netdev_features_t vecnet_fix_features(struct net_device *dev,
+					     netdev_features_t features)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+
+	if (vn->rx.skbs && vn->rx.buf_len < VECNET_GSO_FRAME)
+		features &= ~NETIF_F_GRO_HW;
+	return features;
+}
+
+static int vecnet_set_features(struct net_device *dev,
+			       netdev_features_t features)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+
+	if (vn->transport->set_features)
+		return vn->transport->set_features(vn, features);
+	return 0;
+}
+
+static const struct net_device_ops vecnet_netdev_ops = {
+	.ndo_open		= vecnet_open,
+	.ndo_stop		= vecnet_stop,
+	.ndo_start_xmit		= vecnet_xmit,
+	.ndo_set_mac_address	= eth_mac_addr,
+	.ndo_validate_addr	= eth_validate_addr,
+	.ndo_change_mtu		= vecnet_change_mtu,
+	.ndo_tx_timeout		= vecnet_tx_timeout,
+	.ndo_fix_features	= vecnet_fix_features,
+	.ndo_set_features	= vecnet_set_features,
+};
+
+/* ---- devices -------------------------------------------------------------- */
+
+/* Called with vecnet_devices_lock held */
+static struct vecnet_dev *vecnet_find(u32 index)
+{
+	struct vecnet_dev *vn;
+
+	list_for_each_entry(vn, &vecnet_devices, list)
+		if (vn->cfg.index == index)
+			return vn;
+	return NULL;
+}
+
+static void vecnet_dev_init(struct net_device *dev,
+			    const struct vecnet_config *cfg)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+
+	vn->dev = dev;
+	vn->cfg = *cfg;
+	vn->cfg.args = NULL;
+	vn->transport = cfg->transport;
+	vn->fd = -1;
+	vn->depth = cfg->depth;
+	spin_lock_init(&vn->tx.lock);
+	u64_stats_init(&vn->xstats.syncp);
+	hrtimer_init(&vn->tx_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	vn->tx_timer.function = vecnet_tx_timer_fn;
+	hrtimer_init(&vn->retry_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	vn->retry_timer.function = vecnet_retry_timer_fn;
+	INIT_DELAYED_WORK(&vn->link_work, vecnet_link_work);
+
+	snprintf(dev->name, IFNAMSIZ, "vec%u", cfg->index);
+	dev->netdev_ops = &vecnet_netdev_ops;
+	vecnet_set_ethtool_ops(dev);
+	dev->pcpu_stat_type = NETDEV_PCPU_STAT_DSTATS;
+	dev->watchdog_timeo = 5 * HZ;
+	dev->min_mtu = ETH_MIN_MTU;
+	dev->max_mtu = cfg->transport->max_mtu;
+	dev->mtu = cfg->mtu;
+	dev->priv_flags |= IFF_LIVE_ADDR_CHANGE;
+	dev->hw_features = NETIF_F_SG;
+	dev->features = NETIF_F_SG;
+	if (cfg->transport->flags & VECNET_TF_VNET_HDR) {
+		vn->rx_hdr_len = sizeof(struct virtio_net_hdr);
+		vn->tx_hdr_len = sizeof(struct virtio_net_hdr);
+		dev->hw_features |= VECNET_VNET_FEATURES | NETIF_F_GRO_HW;
+		dev->features |= VECNET_VNET_FEATURES;
+	}
+	if (cfg->have_mac)
+		eth_hw_addr_set(dev, cfg->mac);
+	else
+		eth_hw_addr_random(dev);
+	netif_napi_add(dev, &vn->napi, vecnet_poll);
+	netif_carrier_off(dev);
+}
+
+int vecnet_device_add(const char *spec, struct vecnet_err *err)
+{
+	struct vecnet_config cfg;
+	struct net_device *dev;
+	struct vecnet_dev *vn;
+	int ret;
+
+	ret = vecnet_parse(spec, &cfg, err);
+	if (ret)
+		return ret;
+
+	mutex_lock(&vecnet_devices_lock);
+	if (vecnet_find(cfg.index)) {
+		vecnet_err_set(err, "vec%u: already configured", cfg.index);
+		ret = -EEXIST;
+		goto err_unlock;
+	}
+	dev = alloc_etherdev(sizeof(*vn));
+	if (!dev) {
+		vecnet_err_set(err, "vec%u: out of memory", cfg.index);
+		ret = -ENOMEM;
+		goto err_unlock;
+	}
+	vecnet_dev_init(dev, &cfg);
+	vn = netdev_priv(dev);
+
+	ret = cfg.transport->setup(vn, cfg.args, err);
+	if (ret)
+		goto err_free;
+
+	ret = register_netdev(dev);
+	if (ret) {
+		vecnet_err_set(err, "vec%u: cannot register the device: %d",
+			       cfg.index, ret);
+		goto err_destroy;
+	}
+	list_add_tail(&vn->list, &vecnet_devices);
+	mutex_unlock(&vecnet_devices_lock);
+	vecnet_args_free(cfg.args);
+	netdev_info(dev, "transport %s, depth %u, mtu %u, %pM\n",
+		    cfg.transport->name, cfg.depth, cfg.mtu, dev->dev_addr);
+	return 0;
+
+err_destroy:
+	cfg.transport->destroy(vn);
+err_free:
+	free_netdev(dev);
+err_unlock:
+	mutex_unlock(&vecnet_devices_lock);
+	vecnet_args_free(cfg.args);
+	return ret;
+}
+
+/* Takes the device away even while it is up: unregistering stops it */
+int vecnet_device_remove(u32 index, struct vecnet_err *err)
+{
+	struct vecnet_dev *vn;
+
+	mutex_lock(&vecnet_devices_lock);
+	vn = vecnet_find(index);
+	if (!vn) {
+		mutex_unlock(&vecnet_devices_lock);
+		vecnet_err_set(err, "vec%u: no such device", index);
+		return -ENODEV;
+	}
+	list_del(&vn->list);
+	mutex_unlock(&vecnet_devices_lock);
+
+	unregister_netdev(vn->dev);
+	vn->transport->destroy(vn);
+	free_netdev(vn->dev);
+	return 0;
+}
+
+/* uml_dir/umid/, where transports put the host objects they name */
+const char *vecnet_run_dir(void)
+{
+	static char dir[VECNET_UNIX_PATH_MAX];
+
+	if (!dir[0] && umid_file_name("", dir, sizeof(dir)))
+		dir[0] = '\0';
+	return dir;
+}
+
+/* ---- command line and host exit ------------------------------------------ */
+
+/*
+ * vecN: options arrive before the network stack exists; they are kept
+ * (in memblock memory, so there is no limit on their number) and the
+ * devices made once it does.
+ */
+struct vecnet_boot_spec {
+	struct list_head list;
+	const char *spec;
+};
+
+static LIST_HEAD(vecnet_boot_specs);
+
+static int __init vecnet_setup(char *str)
+{
+	struct vecnet_boot_spec *b;
+
+	b = memblock_alloc(sizeof(*b), SMP_CACHE_BYTES);
+	if (!b) {
+		pr_err("vecnet: vec%s: out of memory; device not created\n",
+		       str);
+		return 1;
+	}
+	b->spec = str;
+	list_add_tail(&b->list, &vecnet_boot_specs);
+	return 1;
+}
+__setup("vec", vecnet_setup);
+
+static int __init vecnet_boot_init(void)
+{
+	struct vecnet_boot_spec *b;
+	struct vecnet_err err;
+
+	list_for_each_entry(b, &vecnet_boot_specs, list)
+		if (vecnet_device_add(b->spec, &err))
+			pr_err("vecnet: %s; device not created\n", err.msg);
+	return 0;
+}
+late_initcall(vecnet_boot_init);
+
+/* The host process is exiting: remove the host objects we made */
+static void vecnet_exit(void)
+{
+	struct vecnet_dev *vn;
+
+	list_for_each_entry(vn, &vecnet_devices, list)
+		vn->transport->shutdown(vn);
+}
+
+__uml_exitcall(vecnet_exit);

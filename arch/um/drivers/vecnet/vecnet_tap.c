@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vecnet: the tap transport.
+ *
+ *	vecN:transport=tap,ifname=NAME[,gro=0|1]
+ *
+ * The guest end of a host tap device.  Every frame carries a
+ * virtio_net_hdr (IFF_VNET_HDR), so the guest hands segmentation and
+ * checksums to the host, and with gro=1 the host hands the guest the
+ * super-frames it has coalesced instead of cutting them up first.
+ * ifname is required: the device is found, or created when the host
+ * lets the guest create it, under that name.
+ */
+
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/virtio_net.h>
+#include "vecnet.h"
+#include "vecnet_user.h"
+
+struct vecnet_tap {
+	char ifname[IFNAMSIZ];
+	/* gro=1: start with rx-gro-hw on (ethtool -K changes it later) */
+	bool gro;
+};
+
+static const struct vecnet_key vecnet_tap_keys[] = {
+	{ .name = "ifname", .type = VECNET_KEY_STR, .max = IFNAMSIZ - 1,
+	  .required = true },
+	{ .name = "gro", .type = VECNET_KEY_BOOL, .max = 1 },
+	{ }
+};
+
+static int vecnet_tap_setup(struct vecnet_dev *vn,
+			    const struct vecnet_args *args,
+			    struct vecnet_err *err)
+{
+	struct vecnet_tap *tap;
+
+	tap = kzalloc(sizeof(*tap), GFP_KERNEL);
+	if (!tap) {
+		vecnet_err_set(err, "vec%u: out of memory", vn->cfg.index);
+		return -ENOMEM;
+	}
+	strscpy(tap->ifname, vecnet_arg_str(args, "ifname"), sizeof(tap->ifname));
+	tap->gro = vecnet_arg_u32(args, "gro", 0);
+	if (tap->gro)
+		vn->dev->features |= NETIF_F_GRO_HW;
+	vn->tpriv = tap;
+	return 0;
+}
+
+/* What the host may hand us follows what the guest takes: rx-gro-hw */
+static int vecnet_tap_offload(struct vecnet_dev *vn, netdev_features_t features)
+{
+	return vecnet_user_tap_set_offload(vn->fd,
+					   !!(features & NETIF_F_GRO_HW),
+					   !!(features & NETIF_F_RXCSUM));
+}
+
+static int vecnet_tap_open(struct vecnet_dev *vn)
+{
+	struct vecnet_tap *tap = vn->tpriv;
+	int fd, err;
+
+	fd = vecnet_user_tap_open(tap->ifname, sizeof(struct virtio_net_hdr));
+	if (fd < 0) {
+		netdev_err(vn->dev, "cannot attach to tap %s: %d\n",
+			   tap->ifname, fd);
+		return fd;
+	}
+	vn->fd = fd;
+	err = vecnet_tap_offload(vn, vn->dev->features);
+	if (err) {
+		netdev_err(vn->dev, "tap %s refuses offload settings: %d\n",
+			   tap->ifname, err);
+		vecnet_user_close(fd);
+		vn->fd = -1;
+	}
+	return err;
+}
+
+static void vecnet_tap_close(struct vecnet_dev *vn)
+{
+	if (vn->fd >= 0)
+		vecnet_user_close(vn->fd);
+	vn->fd = -1;
+}
+
+static void vecnet_tap_destroy(struct vecnet_dev *vn)
+{
+	kfree(vn->tpriv);
+	vn->tpriv = NULL;
+}
+
+static void vecnet_tap_shutdown(struct vecnet_dev *vn)
+{
+}
+
+static int vecnet_tap_set_features(struct vecnet_dev *vn,
+				   netdev_features_t features)
+{
+	if (vn->fd < 0)
+		return 0;
+	return vecnet_tap_offload(vn, features);
+}
+
+const struct vecnet_transport vecnet_tap = {
+	.name		= "tap",
+	.keys		= vecnet_tap_keys,
+	.flags		= VECNET_TF_VNET_HDR | VECNET_TF_CHARDEV,
+	.max_mtu	= VECNET_MTU_MAX,
+	.setup		= vecnet_tap_setup,
+	.open		= vecnet_tap_open,
+	.close		= vecnet_tap_close,
+	.destroy	= vecnet_tap_destroy,
+	.shutdown	= vecnet_tap_shutdown,
+	.set_features	= vecnet_tap_set_features,
+};

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vecnet: the unixdgram transport.  One raw Ethernet frame per AF_UNIX
+ * datagram, no header: the framing of QEMU's -netdev dgram.
+ *
+ *	vecN:transport=unixdgram,path=PEER[,local=PATH]
+ *
+ * The socket binds @local (by default vecN.sock in the guest's uml_dir)
+ * and connect()s to @path.  Connecting matters: the host sends a
+ * connected sender a wakeup when the peer's queue drains, and a peer
+ * that connects back lifts the receive queue limit.  A peer that
+ * restarts at the same path is found again by connecting again.
+ */
+
+#include <linux/slab.h>
+#include <linux/string.h>
+#include "vecnet.h"
+#include "vecnet_user.h"
+
+struct vecnet_unixdgram {
+	char local[VECNET_UNIX_PATH_MAX];
+	char peer[VECNET_UNIX_PATH_MAX];
+	/* @local is ours to remove: bound now, not yet removed */
+	bool bound;
+};
+
+static const struct vecnet_key vecnet_unixdgram_keys[] = {
+	{ .name = "path", .type = VECNET_KEY_STR,
+	  .max = VECNET_UNIX_PATH_MAX - 1, .required = true },
+	{ .name = "local", .type = VECNET_KEY_STR,
+	  .max = VECNET_UNIX_PATH_MAX - 1 },
+	{ }
+};
+
+static int vecnet_unixdgram_setup(struct vecnet_dev *vn,
+				  const struct vecnet_args *args,
+				  struct vecnet_err *err)
+{
+	const char *local = vecnet_arg_str(args, "local");
+	struct vecnet_unixdgram *ud;
+	int n;
+
+	ud = kzalloc(sizeof(*ud), GFP_KERNEL);
+	if (!ud) {
+		vecnet_err_set(err, "vec%u: out of memory", vn->cfg.index);
+		return -ENOMEM;
+	}
+	strscpy(ud->peer, vecnet_arg_str(args, "path"), sizeof(ud->peer));
+	if (local)
+		n = strscpy(ud->local, local, sizeof(ud->local));
+	else
+		n = snprintf(ud->local, sizeof(ud->local), "%svec%u.sock",
+			     vecnet_run_dir(), vn->cfg.index);
+	if (n < 0 || n >= sizeof(ud->local)) {
+		vecnet_err_set(err,
+			       "vec%u: option 'local': the default under the uml_dir is longer than %u bytes; give local=",
+			       vn->cfg.index, VECNET_UNIX_PATH_MAX - 1);
+		goto bad;
+	}
+	if (!strcmp(ud->local, ud->peer)) {
+		vecnet_err_set(err, "vec%u: option 'local': the same socket as 'path'",
+			       vn->cfg.index);
+		goto bad;
+	}
+	vn->tpriv = ud;
+	return 0;
+
+bad:
+	kfree(ud);
+	return -EINVAL;
+}
+
+/* Frames in flight are charged to the sender: room for a full ring */
+static int vecnet_unixdgram_sndbuf(struct vecnet_dev *vn)
+{
+	u64 frame = SKB_TRUESIZE(vn->dev->mtu + ETH_HLEN + VLAN_HLEN);
+
+	return min_t(u64, frame * vn->depth, INT_MAX / 2);
+}
+
+static int vecnet_unixdgram_open(struct vecnet_dev *vn)
+{
+	struct vecnet_unixdgram *ud = vn->tpriv;
+	int fd, err;
+
+	fd = vecnet_user_unix_dgram(ud->local, vecnet_unixdgram_sndbuf(vn));
+	if (fd < 0) {
+		netdev_err(vn->dev, "cannot bind %s: %d\n", ud->local, fd);
+		return fd;
+	}
+	vn->fd = fd;
+	ud->bound = true;
+
+	err = vecnet_user_unix_connect(fd, ud->peer);
+	if (!err)
+		return 0;
+	netdev_info(vn->dev, "no peer at %s yet (%d), carrier off\n",
+		    ud->peer, err);
+	return -ENOTCONN;
+}
+
+static void vecnet_unixdgram_shutdown(struct vecnet_dev *vn)
+{
+	struct vecnet_unixdgram *ud = vn->tpriv;
+
+	if (ud->bound) {
+		vecnet_user_unlink(ud->local);
+		ud->bound = false;
+	}
+}
+
+static void vecnet_unixdgram_close(struct vecnet_dev *vn)
+{
+	if (vn->fd >= 0)
+		vecnet_user_close(vn->fd);
+	vn->fd = -1;
+	vecnet_unixdgram_shutdown(vn);
+}
+
+static void vecnet_unixdgram_destroy(struct vecnet_dev *vn)
+{
+	kfree(vn->tpriv);
+	vn->tpriv = NULL;
+}
+
+/*
+ * Connecting again is harmless while the same peer lives, and finds a
+ * restarted one: the old connection would refuse every frame.
+ */
+static int vecnet_unixdgram_probe(struct vecnet_dev *vn)
+{
+	struct vecnet_unixdgram *ud = vn->tpriv;
+
+	return vecnet_user_unix_connect(vn->fd, ud->peer);
+}
+
+const struct vecnet_transport vecnet_unixdgram = {
+	.name		= "unixdgram",
+	.keys		= vecnet_unixdgram_keys,
+	.max_mtu	= VECNET_MTU_MAX,
+	.setup		= vecnet_unixdgram_setup,
+	.open		= vecnet_unixdgram_open,
+	.close		= vecnet_unixdgram_close,
+	.destroy	= vecnet_unixdgram_destroy,
+	.shutdown	= vecnet_unixdgram_shutdown,
+	.probe_peer	= vecnet_unixdgram_probe,
+};

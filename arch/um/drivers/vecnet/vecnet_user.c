@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vecnet: host side.  Socket setup and the batched receive and send
+ * calls, built against the host C library.  Nothing here blocks: every
+ * socket is non-blocking and every call returns at once.
+ */
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include "vecnet_user.h"
+
+static int unix_addr(struct sockaddr_un *sun, const char *path)
+{
+	size_t len = strlen(path);
+
+	if (!len || len >= sizeof(sun->sun_path))
+		return -ENAMETOOLONG;
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	memcpy(sun->sun_path, path, len);
+	return 0;
+}
+
+/*
+ * A socket file left behind by a guest that was killed refuses
+ * connections; one that a live process holds accepts them.  Only the
+ * first kind may be replaced.
+ */
+static int unix_path_stale(const struct sockaddr_un *sun)
+{
+	int fd, ret;
+
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	ret = connect(fd, (const struct sockaddr *)sun, sizeof(*sun));
+	ret = ret < 0 && errno == ECONNREFUSED;
+	close(fd);
+	return ret;
+}
+
+int vecnet_user_unix_dgram(const char *local, int sndbuf)
+{
+	struct sockaddr_un sun;
+	int fd, err;
+
+	err = unix_addr(&sun, local);
+	if (err)
+		return err;
+
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+
+	/*
+	 * Every datagram stays charged to the sender's buffer until the
+	 * peer reads it, so this bounds the bytes in flight.  The host caps
+	 * it at net.core.wmem_max; a smaller buffer still works.
+	 */
+	if (sndbuf > 0)
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		err = -errno;
+		if (err != -EADDRINUSE || !unix_path_stale(&sun))
+			goto out_close;
+		unlink(sun.sun_path);
+		if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+			err = -errno;
+			goto out_close;
+		}
+	}
+	return fd;
+
+out_close:
+	close(fd);
+	return err;
+}
+
+int vecnet_user_unix_connect(int fd, const char *peer)
+{
+	struct sockaddr_un sun;
+	int err;
+
+	err = unix_addr(&sun, peer);
+	if (err)
+		return err;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0)
+		return -errno;
+	return 0;
+}
+
+int vecnet_user_recvmmsg(int fd, void *msgs, unsigned int n)
+{
+	int ret = recvmmsg(fd, msgs, n, MSG_DONTWAIT, NULL);
+
+	return ret < 0 ? -errno : ret;
+}
+
+int vecnet_user_sendmmsg(int fd, void *msgs, unsigned int n)
+{
+	int ret = sendmmsg(fd, msgs, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+	return ret < 0 ? -errno : ret;
+}
+
+void vecnet_user_close(int fd)
+{
+	close(fd);
+}
+
+int vecnet_user_unlink(const char *path)
+{
+	return unlink(path) < 0 ? -errno : 0;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vecnet: the calls the guest kernel makes into the host C library.
+ * Shared by the kernel and host halves, so plain C types only.  Every
+ * function returns a negative host errno on failure; host and guest
+ * errno numbers are the same on the architectures UML runs on.
+ */
+#ifndef __UM_VECNET_USER_H
+#define __UM_VECNET_USER_H
+
+/* sizeof(((struct sockaddr_un *)0)->sun_path), including the NUL */
+#define VECNET_UNIX_PATH_MAX	108
+
+int vecnet_user_unix_dgram(const char *local, int sndbuf);
+int vecnet_user_unix_connect(int fd, const char *peer);
+int vecnet_user_recvmmsg(int fd, void *msgs, unsigned int n);
+int vecnet_user_sendmmsg(int fd, void *msgs, unsigned int n);
+void vecnet_user_close(int fd);
+int vecnet_user_tap_open(const char *ifname, int vnet_hdr_len);
+int vecnet_user_tap_set_offload(int fd, unsigned int tso, unsigned int csum);
+int vecnet_user_readv_batch(int fd, void *msgs, unsigned int n);
+int vecnet_user_writev_batch(int fd, void *msgs, unsigned int n);
+int vecnet_user_unlink(const char *path);
+
+#endif

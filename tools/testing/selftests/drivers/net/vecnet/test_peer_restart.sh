@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest A keeps running while its unixdgram peer, guest B, powers off
+# and a new B boots at the same socket path: A's carrier goes off when
+# B vanishes (B's socket is removed at shutdown) and comes back, and
+# ping works again, without rebooting A.
+
+source "$(dirname "$(readlink -f "$0")")/vecnet_lib.sh"
+require_cmd ethtool ping
+
+ns=$(netns_add restart)
+a=$TEST_TMP/a.sock
+b=$TEST_TMP/b.sock
+
+sa=$(guest_script ra <<'EOS'
+ip addr add 198.18.3.1/24 dev vec0 && ip link set vec0 up
+state=first
+for i in $(seq 1 120); do
+	if ping -c 1 -W 1 198.18.3.2 >/dev/null; then
+		[ $state = first ] && { state=seen; echo "first peer answers"; }
+		[ $state = lost ] && { state=back; echo "new peer answers"; break; }
+	else
+		[ $state = seen ] && { state=lost; echo "peer lost"; }
+	fi
+done
+ethtool -S vec0 >after.stats
+[ $state = back ]
+EOS
+)
+sb=$(guest_script rb <<'EOS'
+ip addr add 198.18.3.2/24 dev vec0 && ip link set vec0 up
+ok=0
+for i in $(seq 1 60); do
+	ping -c 1 -W 1 198.18.3.1 >/dev/null && { echo answered; ok=1; break; }
+done
+# Keep answering a little while so that A sees us
+for i in $(seq 1 20); do ping -c 1 -W 1 198.18.3.1 >/dev/null; done
+[ $ok = 1 ]
+EOS
+)
+guest_bg ra 150 -n "$ns" -a "vec0:transport=unixdgram,local=$a,path=$b" -- sh "$sa"
+guest rb1 60 -n "$ns" -a "vec0:transport=unixdgram,local=$b,path=$a" -- sh "$sb"
+check_err $? "first B failed"
+grep -q answered "$(guest_out rb1 output.log)"
+check_err $? "first B never reached A"
+[ ! -e "$b" ]
+check_err $? "first B left $b behind at shutdown"
+wait_for 30 grep -q "peer lost" "$(guest_out ra output.log)"
+check_err $? "A did not notice its peer going"
+
+guest rb2 60 -n "$ns" -a "vec0:transport=unixdgram,local=$b,path=$a" -- sh "$sb"
+check_err $? "second B failed"
+guest_wait ra
+check_err $? "A did not reach the new peer: $(tail -n 3 "$(guest_out ra output.log)")"
+lost=$(xstat "$(guest_out ra after.stats)" peer_lost)
+back=$(xstat "$(guest_out ra after.stats)" peer_back)
+echo "# A: peer_lost $lost, peer_back $back"
+[ "$lost" -ge 1 ] && [ "$back" -ge 1 ]
+check_err $? "A's peer_lost/peer_back counters did not move"
+for g in ra rb1 rb2; do
+	no_crash $g
+	check_err $? "guest $g kernel complained"
+done
+
+log_test "peer restarted at the same path, no reboot"
+exit "$RET"

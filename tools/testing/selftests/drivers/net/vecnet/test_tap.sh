@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The tap transport against a host tap device in a namespace, with and
+# without gro=1: ping, iperf3 both ways, the offloads ethtool shows and
+# changes, and the host's super-frames: with gro=1 they arrive whole
+# (frames far larger than the MTU, none truncated), without it the host
+# cuts them to the MTU first.  Any drop or header error fails the test.
+
+# shellcheck source-path=SCRIPTDIR source=vecnet_lib.sh
+source "$(dirname "$0")/vecnet_lib.sh"
+require_cmd iperf3 ethtool
+
+ns=$(netns_add tap)
+ip -n "$ns" tuntap add dev ttap0 mode tap
+ip -n "$ns" addr add 198.18.6.1/24 dev ttap0
+ip -n "$ns" link set ttap0 up
+ip netns exec "$ns" iperf3 -s -B 198.18.6.1 >"$TEST_TMP/server.log" 2>&1 &
+on_exit "kill $! 2>/dev/null"
+wait_for 10 sh -c "ip netns exec $ns ss -ltn | grep -q :5201"
+
+script=$(guest_script tap <<'EOS'
+vec_up 198.18.6.2/24 || exit 10
+ping -c 3 -W 2 198.18.6.1 >ping.log || exit 11
+ethtool -k vec0 >features
+snap before
+iperf3 -c 198.18.6.1 -t 3 -J >tx.json || exit 12
+iperf3 -c 198.18.6.1 -t 3 -R -J >rx.json || exit 13
+snap after
+# rx-gro-hw goes off at once; on only once the rings are remade
+ethtool -K vec0 rx-gro-hw off || exit 14
+ethtool -K vec0 rx-gro-hw on 2>/dev/null
+ethtool -k vec0 | grep '^rx-gro-hw' >gro_on_up
+ip link set vec0 down
+ip link set vec0 up
+ethtool -k vec0 | grep '^rx-gro-hw' >gro_after
+exit 0
+EOS
+)
+
+for gro in 1 0; do
+	name=tap$gro
+	guest "$name" 120 -n "$ns" -a "vec0:transport=tap,ifname=ttap0,gro=$gro,depth=128" -- sh "$script"
+	rc=$?
+	check_err "$rc" "gro=$gro: guest script failed at step $rc"
+	[ "$rc" -eq 0 ] || continue
+	no_crash "$name"; check_err $? "gro=$gro: guest kernel complained"
+	no_drops "$name"; check_err $? "gro=$gro: frames dropped"
+
+	f=$(guest_out "$name" features)
+	for feat in tcp-segmentation-offload tx-checksumming rx-checksumming; do
+		grep -q "^$feat: on" "$f"; check_err $? "gro=$gro: $feat not on"
+	done
+	want=off
+	[ "$gro" -eq 1 ] && want=on
+	grep -q "^rx-gro-hw: $want" "$f"; check_err $? "gro=$gro: rx-gro-hw not $want"
+
+	after=$(guest_out "$name" after.stats)
+	for c in rx_encaps_errors rx_truncated; do
+		[ "$(xstat "$after" $c)" -eq 0 ]; check_err $? "gro=$gro: $c is $(xstat "$after" $c)"
+	done
+
+	# Average size of the frames received during the host->guest run
+	pkts=$(( $(link_stat "$(guest_out "$name" after.link)" rx_packets) -
+		 $(link_stat "$(guest_out "$name" before.link)" rx_packets) ))
+	bytes=$(( $(link_stat "$(guest_out "$name" after.link)" rx_bytes) -
+		  $(link_stat "$(guest_out "$name" before.link)" rx_bytes) ))
+	avg=$((bytes / (pkts > 0 ? pkts : 1)))
+	for d in tx rx; do
+		bps=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"]))' \
+			"$(guest_out "$name" $d.json)" 2>/dev/null || echo 0)
+		echo "# gro=$gro $d: $((bps / 1000000)) Mbit/s"
+		[ "$bps" -gt 10000000 ]; check_err $? "gro=$gro: $d under 10 Mbit/s"
+	done
+	echo "# gro=$gro: $pkts frames received, $avg bytes on average"
+	if [ "$gro" -eq 1 ]; then
+		[ "$avg" -gt 3000 ]; check_err $? "gro=1: no super-frames arrived (average $avg)"
+	else
+		[ "$avg" -le 1514 ]; check_err $? "gro=0: frames above the MTU arrived (average $avg)"
+	fi
+
+	# Rings made with gro=1 have super-frame buffers; gro=0 ones do not
+	grep -q "^rx-gro-hw: $want" "$(guest_out "$name" gro_on_up)"
+	check_err $? "gro=$gro: rx-gro-hw is not $want right after asking for it while up"
+	grep -q "^rx-gro-hw: on" "$(guest_out "$name" gro_after)"
+	check_err $? "gro=$gro: the rx-gro-hw request did not apply after down/up"
+done
+
+log_test "tap transport with and without gro"
+exit "$RET"

@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared helpers for the vecnet guest tests.  Sourced, never run.
+
+VECNET_TEST_DIR=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
+# shellcheck source=../../../um/lib.sh
+source "$VECNET_TEST_DIR/../../../um/lib.sh"
+
+declare -A GUEST_PID
+
+# guest_bg NAME TIMEOUT [uml-run options] -- CMD...: boot a guest in the
+# background; guest_wait NAME returns its status
+guest_bg() {
+	guest "$@" &
+	GUEST_PID[$1]=$!
+	on_exit "kill ${GUEST_PID[$1]} 2>/dev/null"
+}
+
+guest_wait() {
+	wait "${GUEST_PID[$1]}"
+}
+
+# guest_out NAME FILE: a file the guest left in its output directory
+guest_out() {
+	echo "$TEST_TMP/$1/$2"
+}
+
+# console_has NAME TEXT: the guest's console printed TEXT (fixed string)
+console_has() {
+	grep -qF -- "$2" "$TEST_TMP/$1/console.log"
+}
+
+# no_crash NAME: the guest's kernel reported nothing bad
+no_crash() {
+	! grep -E "Kernel panic|BUG:|Oops|WARNING:|Segmentation fault" \
+		"$TEST_TMP/$1/console.log"
+}
+
+# xstat FILE NAME: one counter from a saved "ethtool -S" listing
+xstat() {
+	awk -v n="$2:" '$1 == n { print $2; f = 1 } END { if (!f) print -1 }' "$1"
+}
+
+# link_stat FILE FIELD: rx_packets, tx_dropped, ... from "ip -s -j link"
+link_stat() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))[0]["stats64"]
+k = sys.argv[2]
+print(d["rx" if k.startswith("rx") else "tx"][k[3:]])' "$1" "$2" 2>/dev/null ||
+		echo -1
+}
+
+# peer_start NAME NS ARGS...: the host-side datagram peer (dgram_peer.py)
+# in namespace NS, where its receive queue limit is taken from
+peer_start() {
+	local name=$1 ns=$2
+
+	shift 2
+	ip netns exec "$ns" python3 "$VECNET_TEST_DIR/dgram_peer.py" --out "$TEST_TMP/$name.count" "$@" \
+		>"$TEST_TMP/$name.log" 2>&1 &
+	on_exit "kill $! 2>/dev/null"
+	wait_for 10 test -s "$TEST_TMP/$name.count"
+}
+
+# peer_count NAME KEY: frames, ipv4, icmp or udp received by the peer
+peer_count() {
+	awk -v k="$2" '$1 == k { print $2 }' "$TEST_TMP/$1.count"
+}
+
+# guest_script NAME < SCRIPT: store a guest-side shell script and print
+# its path (uml-run's init is dash, which cannot take multi-line
+# commands quoted by bash)
+guest_script() {
+	{
+		printf '. %q\n' "$VECNET_TEST_DIR/guest_lib.sh"
+		cat
+	} >"$TEST_TMP/$1.sh"
+	echo "$TEST_TMP/$1.sh"
+}
+
+# no_drops NAME: the guest's tx_dropped and rx_dropped did not move
+# between its before.link and after.link snapshots.  Frames the stack
+# drops while the carrier waits for the peer are outside that window.
+no_drops() {
+	local f v
+
+	for f in tx_dropped rx_dropped; do
+		v=$(( $(link_stat "$(guest_out "$1" after.link)" $f) -
+		      $(link_stat "$(guest_out "$1" before.link)" $f) ))
+		[ "$v" -eq 0 ] || { echo "$1: $f moved by $v"; return 1; }
+	done
+}
