@@ -464,6 +464,12 @@ static netdev_tx_t vecnet_xmit(struct sk_buff *skb, struct net_device *dev)
 		DEV_STATS_INC(dev, tx_errors);
 		goto drop;
 	}
+	/*
+	 * A slow peer can keep a frame in the ring for long; it must not
+	 * stay charged to the sending socket, or that socket stalls on its
+	 * send buffer.  The ring's depth bounds what is held.
+	 */
+	skb_orphan(skb);
 	tx->skbs[slot] = skb;
 	vecnet_tx_slot(vn, slot, skb);
 	tx->count++;
