@@ -40,7 +40,9 @@ qemu_pid=
 guest_pids=()
 
 step() { printf '\n== %s\n' "$*"; }
-show() { [ "$quiet" -eq 1 ] || cat; }
+# Swallow the text in quiet mode, but read it all: a writer that finds
+# the pipe closed dies of SIGPIPE and fails the step
+show() { if [ "$quiet" -eq 1 ]; then cat >/dev/null; else cat; fi; }
 fail() { echo "demo: FAILED: $*" >&2; exit 1; }
 in_guest() { local g=$1; shift; "$top/scripts/uml-exec" -t 60 "$work/$g" -- "$@"; }
 

@@ -90,6 +90,9 @@ void vecnet_err_set(struct vecnet_err *err, const char *fmt, ...) __printf(2, 3)
 
 /* ---- transports --------------------------------------------------------- */
 
+/* probe_peer: the peer answers, and is not the one seen before */
+#define VECNET_PEER_NEW		1
+
 /* The core builds and checks a virtio_net_hdr in the header slot */
 #define VECNET_TF_VNET_HDR	BIT(0)
 /* The descriptor is the user's and outlives down/up (fd transport) */
@@ -125,7 +128,10 @@ struct vecnet_transport {
 	void (*destroy)(struct vecnet_dev *vn);
 	/* Host exit: remove host objects; no sleeping, no allocation */
 	void (*shutdown)(struct vecnet_dev *vn);
-	/* Optional: 0 when the peer takes frames again */
+	/*
+	 * Optional: 0 when the peer takes frames, VECNET_PEER_NEW when a
+	 * different peer does now, else a negative errno
+	 */
 	int (*probe_peer)(struct vecnet_dev *vn);
 	/* Optional: fill vn->tx_hdr_len bytes in front of a frame */
 	int (*build_header)(struct vecnet_dev *vn, struct sk_buff *skb,
@@ -233,6 +239,8 @@ struct vecnet_dev {
 
 	struct delayed_work link_work;
 	unsigned int link_backoff_ms;
+	/* Gratuitous ARP and unsolicited NA once the peer can hear them */
+	struct delayed_work announce_work;
 
 	struct vecnet_xstats xstats;
 };

@@ -13,6 +13,7 @@
 #include <linux/init.h>
 #include <linux/memblock.h>
 #include <linux/mutex.h>
+#include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/virtio_net.h>
@@ -596,6 +597,27 @@ static int vecnet_poll(struct napi_struct *napi, int budget)
 	return work;
 }
 
+/*
+ * A switch learns where a guest lives from the frames the guest sends;
+ * until then frames for it have nowhere to go.  So tell the segment as
+ * soon as the carrier comes on, as a migrated virtio guest does.  This
+ * needs RTNL, which the stop path holds while it cancels this work:
+ * take it only when free, else look again shortly.
+ */
+static void vecnet_announce_work(struct work_struct *work)
+{
+	struct vecnet_dev *vn = container_of(to_delayed_work(work),
+					     struct vecnet_dev, announce_work);
+
+	if (!rtnl_trylock()) {
+		schedule_delayed_work(&vn->announce_work, 1);
+		return;
+	}
+	if (netif_running(vn->dev) && netif_carrier_ok(vn->dev))
+		__netdev_notify_peers(vn->dev);
+	rtnl_unlock();
+}
+
 /* Reconnects a lost peer, and checks a present one once a second */
 static void vecnet_link_work(struct work_struct *work)
 {
@@ -606,12 +628,17 @@ static void vecnet_link_work(struct work_struct *work)
 	int err;
 
 	err = vn->transport->probe_peer(vn);
-	if (!err) {
+	if (err >= 0) {
 		if (!netif_carrier_ok(dev)) {
 			netif_carrier_on(dev);
 			vecnet_xstats_inc(vn, &vn->xstats.peer_back);
 			netdev_info(dev, "peer back, carrier on\n");
 			vecnet_kick(vn);
+			schedule_delayed_work(&vn->announce_work, 0);
+		} else if (err == VECNET_PEER_NEW) {
+			vecnet_xstats_inc(vn, &vn->xstats.peer_back);
+			netdev_info(dev, "peer restarted\n");
+			schedule_delayed_work(&vn->announce_work, 0);
 		}
 		vn->link_backoff_ms = VECNET_LINK_MIN_MS;
 	} else {
@@ -760,6 +787,9 @@ static int vecnet_open(struct net_device *dev)
 	netif_start_queue(dev);
 	/* Edge-triggered: frames queued before the IRQ existed raise none */
 	vecnet_kick(vn);
+	/* Runs once the device is up, after this returns */
+	if (peer_there)
+		schedule_delayed_work(&vn->announce_work, 0);
 	return 0;
 
 err_rx_irq:
@@ -781,6 +811,7 @@ static int vecnet_stop(struct net_device *dev)
 	um_free_irq(vn->rx_irq, vn);
 	napi_disable(&vn->napi);
 	cancel_delayed_work_sync(&vn->link_work);
+	cancel_delayed_work_sync(&vn->announce_work);
 	hrtimer_cancel(&vn->tx_timer);
 	hrtimer_cancel(&vn->retry_timer);
 	vecnet_rings_free(vn);
@@ -871,6 +902,7 @@ static void vecnet_dev_init(struct net_device *dev,
 	hrtimer_init(&vn->retry_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	vn->retry_timer.function = vecnet_retry_timer_fn;
 	INIT_DELAYED_WORK(&vn->link_work, vecnet_link_work);
+	INIT_DELAYED_WORK(&vn->announce_work, vecnet_announce_work);
 
 	snprintf(dev->name, IFNAMSIZ, "vec%u", cfg->index);
 	dev->netdev_ops = &vecnet_netdev_ops;

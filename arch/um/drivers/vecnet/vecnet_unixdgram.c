@@ -22,6 +22,8 @@ struct vecnet_unixdgram {
 	char peer[VECNET_UNIX_PATH_MAX];
 	/* @local is ours to remove: bound now, not yet removed */
 	bool bound;
+	/* The peer's socket file when last connected, to spot a restart */
+	unsigned long long peer_id;
 };
 
 static const struct vecnet_key vecnet_unixdgram_keys[] = {
@@ -91,7 +93,7 @@ static int vecnet_unixdgram_open(struct vecnet_dev *vn)
 	vn->fd = fd;
 	ud->bound = true;
 
-	err = vecnet_user_unix_connect(fd, ud->peer);
+	err = vecnet_user_unix_connect(fd, ud->peer, &ud->peer_id);
 	if (!err)
 		return 0;
 	netdev_info(vn->dev, "no peer at %s yet (%d), carrier off\n",
@@ -125,13 +127,23 @@ static void vecnet_unixdgram_destroy(struct vecnet_dev *vn)
 
 /*
  * Connecting again is harmless while the same peer lives, and finds a
- * restarted one: the old connection would refuse every frame.
+ * restarted one: the old connection would refuse every frame.  A peer
+ * that restarted between two probes, unnoticed because nothing was
+ * sent, is reported as new so that the guest announces itself to it.
  */
 static int vecnet_unixdgram_probe(struct vecnet_dev *vn)
 {
 	struct vecnet_unixdgram *ud = vn->tpriv;
+	unsigned long long id;
+	int err;
 
-	return vecnet_user_unix_connect(vn->fd, ud->peer);
+	err = vecnet_user_unix_connect(vn->fd, ud->peer, &id);
+	if (err)
+		return err;
+	if (id == ud->peer_id)
+		return 0;
+	ud->peer_id = id;
+	return VECNET_PEER_NEW;
 }
 
 const struct vecnet_transport vecnet_unixdgram = {

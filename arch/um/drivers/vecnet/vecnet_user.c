@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include "vecnet_user.h"
 
@@ -80,9 +81,10 @@ out_close:
 	return err;
 }
 
-int vecnet_user_unix_connect(int fd, const char *peer)
+int vecnet_user_unix_connect(int fd, const char *peer, unsigned long long *id)
 {
 	struct sockaddr_un sun;
+	struct stat st;
 	int err;
 
 	err = unix_addr(&sun, peer);
@@ -90,6 +92,16 @@ int vecnet_user_unix_connect(int fd, const char *peer)
 		return err;
 	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0)
 		return -errno;
+	/*
+	 * Which socket file answered: a peer that restarts creates a new
+	 * one, with a new change time even where the inode number is
+	 * reused.  Zero when it cannot be told.
+	 */
+	*id = 0;
+	if (!stat(sun.sun_path, &st))
+		*id = (unsigned long long)st.st_ino ^
+		      ((unsigned long long)st.st_ctim.tv_sec * 1000000000ULL +
+		       (unsigned long long)st.st_ctim.tv_nsec);
 	return 0;
 }
 

@@ -12,7 +12,8 @@
 #define VECNET_UNIX_PATH_MAX	108
 
 int vecnet_user_unix_dgram(const char *local, int sndbuf);
-int vecnet_user_unix_connect(int fd, const char *peer);
+/* @id identifies the socket file that answered (0: unknown) */
+int vecnet_user_unix_connect(int fd, const char *peer, unsigned long long *id);
 int vecnet_user_recvmmsg(int fd, void *msgs, unsigned int n);
 int vecnet_user_sendmmsg(int fd, void *msgs, unsigned int n);
 void vecnet_user_close(int fd);

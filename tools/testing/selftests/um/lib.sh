@@ -100,7 +100,12 @@ lib_cleanup() {
 		ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
 		ip netns del "$ns" 2>/dev/null
 	done
-	rm -rf "$TEST_TMP"
+	# VECNET_KEEP=1 keeps the guests' consoles and outputs for a look
+	if [ "${VECNET_KEEP:-0}" = 1 ]; then
+		echo "# kept $TEST_TMP"
+	else
+		rm -rf "$TEST_TMP"
+	fi
 	exit "$rc"
 }
 trap lib_cleanup EXIT
