@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Two QEMU light guests on vecswitch ping each other: one attached with
-# `-netdev dgram` (unix datagram, raw frames), one with `-netdev stream`
-# (unix stream, length-prefixed frames). The guests run the host's prebuilt
-# distribution kernel and a busybox initramfs built here and now.
+# A UML guest of this project (vecnet, transport=unixdgram) and two QEMU
+# light guests meet on vecswitch: one QEMU guest attached with `-netdev
+# dgram` (unix datagram, raw frames), one with `-netdev stream` (unix
+# stream, length-prefixed frames). Each QEMU guest pings the UML guest,
+# and the UML guest pings both back. The QEMU guests run the host's
+# prebuilt distribution kernel and a busybox initramfs built here and now.
 #
 # Needs: $VECSWITCH (absolute path of the switch), qemu-system-x86_64, a
 # kernel image (newest /boot/vmlinuz-*, or $VSW_KERNEL) with its modules,
@@ -19,6 +21,7 @@ ksft_skip=4
 ret=1
 dir=""
 sw_pid=""
+uml_pid=""
 qemu_pids=()
 
 log() { printf '# %s\n' "$*"; }
@@ -34,6 +37,10 @@ cleanup() {
 	for p in "${qemu_pids[@]}"; do
 		wait "$p" 2>/dev/null
 	done
+	if [ -n "$uml_pid" ]; then
+		kill "$uml_pid" 2>/dev/null
+		wait "$uml_pid" 2>/dev/null
+	fi
 	if [ -n "$sw_pid" ]; then
 		kill "$sw_pid" 2>/dev/null
 		wait "$sw_pid" 2>/dev/null
@@ -64,6 +71,8 @@ wait_for() {
 # ---- prerequisites ----------------------------------------------------------
 
 [ -n "${VECSWITCH:-}" ] || skip "VECSWITCH not set (absolute path of vecswitch)"
+VMLINUX=${VMLINUX:-${VECNET_BUILD:?run through make check}/vmlinux}
+[ -x "$VMLINUX" ] || skip "no UML guest kernel at $VMLINUX (run 'make')"
 [ -x "$VECSWITCH" ] || skip "VECSWITCH=$VECSWITCH is not executable"
 QEMU=${QEMU:-qemu-system-x86_64}
 command -v "$QEMU" >/dev/null || skip "$QEMU not installed"
@@ -106,6 +115,25 @@ boot_guest() {
 	qemu_pids+=("$!")
 }
 
+# The UML guest first: it answers both, then pings both once they are up
+cat >"$dir/uml.sh" <<'EOS'
+ip addr add 192.0.2.3/24 dev vec0 && ip link set vec0 up || exit 1
+for peer in 192.0.2.1 192.0.2.2; do
+	ok=0
+	for i in $(seq 1 400); do
+		ping -c 1 -W 1 "$peer" >/dev/null && { ok=1; break; }
+	done
+	[ $ok = 1 ] || { echo "no answer from $peer"; exit 1; }
+	echo "UML_PING_OK $peer"
+done
+# stay a while for the QEMU guests' last pings
+sleep 10
+EOS
+"$VECNET_SRC/scripts/uml-run" -k "$VMLINUX" -N "vsw-qemu-$$" -t 600 -q -o "$dir/uml" \
+	-a "vec0:transport=unixdgram,path=$dir/sw-dgram.sock,mac=02:76:65:00:73:03" \
+	-- sh "$dir/uml.sh" &
+uml_pid=$!
+
 net_a="dgram,id=n0,local.type=unix,local.path=$dir/guest-a.sock,remote.type=unix,remote.path=$dir/sw-dgram.sock"
 net_b="stream,id=n0,server=off,addr.type=unix,addr.path=$dir/sw-stream.sock"
 
@@ -123,8 +151,8 @@ if [ -w /dev/kvm ]; then
 fi
 log "guests use $accel"
 
-boot_guest a "$accel" "$net_a" 52:54:00:76:73:01 192.0.2.1 192.0.2.2
-boot_guest b "$accel" "$net_b" 52:54:00:76:73:02 192.0.2.2 192.0.2.1
+boot_guest a "$accel" "$net_a" 52:54:00:76:73:01 192.0.2.1 192.0.2.3
+boot_guest b "$accel" "$net_b" 52:54:00:76:73:02 192.0.2.2 192.0.2.3
 
 for g in a b; do
 	if ! wait_for 240 "$dir/$g.log" VSW_UP; then
@@ -135,12 +163,19 @@ done
 ok=0
 for g in a b; do
 	if wait_for 120 "$dir/$g.log" VSW_PING_OK; then
-		log "guest $g reached its peer"
+		log "QEMU guest $g reached the UML guest"
 		ok=$((ok + 1))
 	else
-		log "guest $g could not ping its peer"
+		log "QEMU guest $g could not ping the UML guest"
 	fi
 done
+if wait "$uml_pid"; then
+	log "the UML guest reached both QEMU guests"
+	ok=$((ok + 1))
+else
+	log "the UML guest failed: $(tail -n 3 "$dir/uml/output.log" "$dir/uml/console.log" 2>/dev/null)"
+fi
+uml_pid=""
 
 env -u LD_PRELOAD "$VECSWITCH" ctl --ctl "$dir/sw-ctl.sock" ports | sed 's/^/#   /'
 env -u LD_PRELOAD "$VECSWITCH" ctl --ctl "$dir/sw-ctl.sock" fdb | sed 's/^/#   /'
@@ -155,9 +190,9 @@ if [ "$sw_rc" -ne 0 ] ||
 	log "switch exited with $sw_rc or reported errors"
 	ok=0
 fi
-if [ "$ok" -eq 2 ]; then
+if [ "$ok" -eq 3 ]; then
 	ret=0
-	log "PASS: dgram and stream guests ping each other"
+	log "PASS: QEMU dgram and stream guests and a UML guest ping each other"
 else
 	log "FAIL"
 fi
