@@ -95,12 +95,14 @@ void vecnet_err_set(struct vecnet_err *err, const char *fmt, ...) __printf(2, 3)
 
 /* The core builds and checks a virtio_net_hdr in the header slot */
 #define VECNET_TF_VNET_HDR	BIT(0)
-/* The descriptor is the user's and outlives down/up (fd transport) */
-#define VECNET_TF_KEEP_FD	BIT(1)
 /* Receive fills msg_name, which verify_header then checks */
 #define VECNET_TF_RX_ADDR	BIT(2)
 /* A character device (tap): one frame per read or write, no mmsg calls */
 #define VECNET_TF_CHARDEV	BIT(3)
+/* The host may hand over super-frames at any time: size receive for them */
+#define VECNET_TF_RX_GSO	BIT(4)
+/* Transmit writes to a character device on vn->tx_fd (hybrid) */
+#define VECNET_TF_TX_CHARDEV	BIT(5)
 
 /* Offloads a transport with virtio-net headers lets the guest use */
 #define VECNET_VNET_FEATURES	(NETIF_F_HW_CSUM | NETIF_F_RXCSUM | \
@@ -126,7 +128,7 @@ struct vecnet_transport {
 	void (*close)(struct vecnet_dev *vn);
 	/* Device removal: free what setup allocated */
 	void (*destroy)(struct vecnet_dev *vn);
-	/* Host exit: remove host objects; no sleeping, no allocation */
+	/* Optional, host exit: remove host objects; no sleeping, no allocation */
 	void (*shutdown)(struct vecnet_dev *vn);
 	/*
 	 * Optional: 0 when the peer takes frames, VECNET_PEER_NEW when a
@@ -141,10 +143,16 @@ struct vecnet_transport {
 			     unsigned int len, const void *src);
 	/* Optional: tell the host which offloads the guest now takes */
 	int (*set_features)(struct vecnet_dev *vn, netdev_features_t features);
+	/* Optional: the device's address changed while it is up */
+	int (*mac_changed)(struct vecnet_dev *vn);
 };
 
 extern const struct vecnet_transport vecnet_unixdgram;
 extern const struct vecnet_transport vecnet_tap;
+extern const struct vecnet_transport vecnet_raw;
+extern const struct vecnet_transport vecnet_hybrid;
+extern const struct vecnet_transport vecnet_bess;
+extern const struct vecnet_transport vecnet_fd;
 
 /* ---- device ------------------------------------------------------------- */
 
@@ -213,6 +221,10 @@ struct vecnet_dev {
 	void *tpriv;
 
 	int fd;
+	/* Transmit descriptor when it is not fd (hybrid), else -1 */
+	int tx_fd;
+	/* fd is a SOCK_SEQPACKET connection: an empty record is its end */
+	bool conn;
 	int rx_irq;
 	int tx_irq;
 	unsigned int tx_hdr_len;
@@ -248,6 +260,11 @@ struct vecnet_dev {
 void vecnet_peer_lost(struct vecnet_dev *vn);
 void vecnet_xstats_inc(struct vecnet_dev *vn, u64_stats_t *ctr);
 void vecnet_set_ethtool_ops(struct net_device *dev);
+void vecnet_close_fd(struct vecnet_dev *vn);
+/* tap and hybrid */
+int vecnet_tap_attach(struct vecnet_dev *vn, const char *ifname);
+int vecnet_tap_offload(int fd, netdev_features_t features);
+int vecnet_replace_fd(struct vecnet_dev *vn, int fd);
 
 int vecnet_device_add(const char *spec, struct vecnet_err *err);
 int vecnet_device_remove(u32 index, struct vecnet_err *err);

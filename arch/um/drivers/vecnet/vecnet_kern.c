@@ -103,15 +103,44 @@ static int vecnet_recv_batch(struct vecnet_dev *vn, unsigned int n)
 	return vecnet_user_recvmmsg(vn->fd, vn->rx.msgs, n);
 }
 
+static int vecnet_tx_fd(const struct vecnet_dev *vn)
+{
+	return vn->tx_fd >= 0 ? vn->tx_fd : vn->fd;
+}
+
 static int vecnet_send_batch(struct vecnet_dev *vn, unsigned int first,
 			     unsigned int n)
 {
-	if (vn->transport->flags & VECNET_TF_CHARDEV)
-		return vecnet_user_writev_batch(vn->fd, &vn->tx.msgs[first], n);
+	if (vn->transport->flags & (VECNET_TF_CHARDEV | VECNET_TF_TX_CHARDEV))
+		return vecnet_user_writev_batch(vecnet_tx_fd(vn),
+						&vn->tx.msgs[first], n);
 	return vecnet_user_sendmmsg(vn->fd, &vn->tx.msgs[first], n);
 }
 
 /* ---- receive ------------------------------------------------------------ */
+
+static bool vecnet_peer_gone(int err)
+{
+	switch (err) {
+	case -ECONNREFUSED:	/* the peer's socket closed */
+	case -ENOTCONN:		/* after the host dissolved our connection */
+	case -EDESTADDRREQ:
+	case -ENOENT:		/* nothing at the path */
+	case -EPERM:		/* the peer is connected to someone else */
+	case -EPIPE:		/* a connection (bess, fd) the peer closed */
+	case -ECONNRESET:
+		return true;
+	}
+	return false;
+}
+
+/* A connection ended under receive (end of file, or a reset) */
+static void vecnet_rx_peer_lost(struct vecnet_dev *vn)
+{
+	spin_lock(&vn->tx.lock);
+	vecnet_peer_lost(vn);
+	spin_unlock(&vn->tx.lock);
+}
 
 static struct sk_buff *vecnet_rx_skb(struct vecnet_dev *vn, bool in_napi)
 {
@@ -232,6 +261,7 @@ static void vecnet_rx_frame(struct vecnet_dev *vn, unsigned int i)
 
 static int vecnet_rx(struct vecnet_dev *vn, int budget)
 {
+	bool eof = false;
 	int done = 0;
 
 	while (done < budget) {
@@ -243,6 +273,10 @@ static int vecnet_rx(struct vecnet_dev *vn, int budget)
 		vecnet_xstats_inc(vn, &vn->xstats.rx_kicks);
 		if (ret == -EAGAIN || ret == 0)
 			break;
+		if (vecnet_peer_gone(ret)) {
+			vecnet_rx_peer_lost(vn);
+			break;
+		}
 		if (ret < 0) {
 			/* counted as work, so a stuck error cannot spin here */
 			vecnet_xstats_inc(vn, &vn->xstats.rx_transient_errors);
@@ -251,9 +285,20 @@ static int vecnet_rx(struct vecnet_dev *vn, int budget)
 		}
 		vecnet_queue_sample(vn, &vn->xstats.rx_queue_max,
 				    &vn->xstats.rx_queue_running_average, ret);
-		for (i = 0; i < ret; i++)
+		for (i = 0; i < ret; i++) {
+			/* a connection's end of file reads as empty records */
+			if (unlikely(!vn->rx.msgs[i].msg_len && vn->conn)) {
+				vecnet_rx_slot(vn, i);
+				eof = true;
+				continue;
+			}
 			vecnet_rx_frame(vn, i);
+		}
 		done += ret;
+		if (unlikely(eof)) {
+			vecnet_rx_peer_lost(vn);
+			break;
+		}
 		/*
 		 * Short means empty for now.  A frame that lands after this
 		 * raises a new edge, and napi_schedule() during the poll
@@ -326,29 +371,17 @@ static void vecnet_tx_drop_all(struct vecnet_dev *vn)
 		netif_wake_queue(vn->dev);
 }
 
-static bool vecnet_peer_gone(int err)
-{
-	switch (err) {
-	case -ECONNREFUSED:	/* the peer's socket closed */
-	case -ENOTCONN:		/* after the host dissolved our connection */
-	case -EDESTADDRREQ:
-	case -ENOENT:		/* nothing at the path */
-	case -EPERM:		/* the peer is connected to someone else */
-		return true;
-	}
-	return false;
-}
-
 /* Called with tx.lock held, from xmit or NAPI */
 void vecnet_peer_lost(struct vecnet_dev *vn)
 {
 	vecnet_tx_drop_all(vn);
 	WRITE_ONCE(vn->tx_blocked, false);
-	if (netif_carrier_ok(vn->dev)) {
-		netif_carrier_off(vn->dev);
-		vecnet_xstats_inc(vn, &vn->xstats.peer_lost);
-		netdev_info(vn->dev, "peer gone, carrier off\n");
-	}
+	if (!netif_carrier_ok(vn->dev))
+		return;
+	netif_carrier_off(vn->dev);
+	vecnet_xstats_inc(vn, &vn->xstats.peer_lost);
+	netdev_info(vn->dev, "peer gone, carrier off\n");
+	/* without a carrier, the link check runs on its own schedule */
 	if (vn->transport->probe_peer)
 		mod_delayed_work(system_wq, &vn->link_work,
 				 msecs_to_jiffies(vn->link_backoff_ms));
@@ -693,7 +726,8 @@ static int vecnet_rings_alloc(struct vecnet_dev *vn)
 	unsigned int d = vn->depth, i;
 
 	rx->buf_len = vn->dev->mtu + ETH_HLEN + VLAN_HLEN;
-	if (vn->dev->features & NETIF_F_GRO_HW)
+	if ((vn->dev->features & NETIF_F_GRO_HW) ||
+	    (vn->transport->flags & VECNET_TF_RX_GSO))
 		rx->buf_len = max_t(unsigned int, rx->buf_len, VECNET_GSO_FRAME);
 	rx->skbs = kcalloc(d, sizeof(*rx->skbs), GFP_KERNEL);
 	rx->msgs = kcalloc(d, sizeof(*rx->msgs), GFP_KERNEL);
@@ -732,7 +766,73 @@ nomem:
 	return -ENOMEM;
 }
 
+/* close() for transports whose only host objects are the descriptors */
+void vecnet_close_fd(struct vecnet_dev *vn)
+{
+	if (vn->tx_fd >= 0)
+		vecnet_user_close(vn->tx_fd);
+	vn->tx_fd = -1;
+	if (vn->fd >= 0)
+		vecnet_user_close(vn->fd);
+	vn->fd = -1;
+}
+
 /* ---- net_device_ops ----------------------------------------------------- */
+
+static int vecnet_irqs_request(struct vecnet_dev *vn)
+{
+	int err;
+
+	err = um_request_irq(UM_IRQ_ALLOC, vn->fd, IRQ_READ,
+			     vecnet_rx_interrupt, 0, vn->dev->name, vn);
+	if (err < 0) {
+		netdev_err(vn->dev, "no interrupt for receive: %d\n", err);
+		return err;
+	}
+	vn->rx_irq = err;
+	err = um_request_irq(UM_IRQ_ALLOC, vecnet_tx_fd(vn), IRQ_WRITE,
+			     vecnet_tx_interrupt, 0, vn->dev->name, vn);
+	if (err < 0) {
+		netdev_err(vn->dev, "no interrupt for transmit: %d\n", err);
+		um_free_irq(vn->rx_irq, vn);
+		return err;
+	}
+	vn->tx_irq = err;
+	return 0;
+}
+
+static void vecnet_irqs_free(struct vecnet_dev *vn)
+{
+	um_free_irq(vn->tx_irq, vn);
+	um_free_irq(vn->rx_irq, vn);
+}
+
+/*
+ * From probe_peer, on an open device: a connection transport (bess) has
+ * a new connection in @fd to put in place of the one that ended.  Fails
+ * only when the host gives no interrupt for the new descriptor; the
+ * device then stays without a carrier.
+ */
+int vecnet_replace_fd(struct vecnet_dev *vn, int fd)
+{
+	int err;
+
+	netif_tx_disable(vn->dev);
+	napi_disable(&vn->napi);
+	vecnet_irqs_free(vn);
+	spin_lock_bh(&vn->tx.lock);
+	vecnet_tx_drop_all(vn);
+	WRITE_ONCE(vn->tx_blocked, false);
+	spin_unlock_bh(&vn->tx.lock);
+	vecnet_user_close(vn->fd);
+	vn->fd = fd;
+	err = vecnet_irqs_request(vn);
+	napi_enable(&vn->napi);
+	netif_wake_queue(vn->dev);
+	if (!err)
+		vecnet_kick(vn);
+	return err;
+}
 
 static int vecnet_open(struct net_device *dev)
 {
@@ -760,20 +860,9 @@ static int vecnet_open(struct net_device *dev)
 
 	napi_enable(&vn->napi);
 
-	err = um_request_irq(UM_IRQ_ALLOC, vn->fd, IRQ_READ,
-			     vecnet_rx_interrupt, 0, dev->name, vn);
-	if (err < 0) {
-		netdev_err(dev, "no interrupt for receive: %d\n", err);
+	err = vecnet_irqs_request(vn);
+	if (err)
 		goto err_napi;
-	}
-	vn->rx_irq = err;
-	err = um_request_irq(UM_IRQ_ALLOC, vn->fd, IRQ_WRITE,
-			     vecnet_tx_interrupt, 0, dev->name, vn);
-	if (err < 0) {
-		netdev_err(dev, "no interrupt for transmit: %d\n", err);
-		goto err_rx_irq;
-	}
-	vn->tx_irq = err;
 
 	if (peer_there)
 		netif_carrier_on(dev);
@@ -792,8 +881,6 @@ static int vecnet_open(struct net_device *dev)
 		schedule_delayed_work(&vn->announce_work, 0);
 	return 0;
 
-err_rx_irq:
-	um_free_irq(vn->rx_irq, vn);
 err_napi:
 	napi_disable(&vn->napi);
 	vecnet_rings_free(vn);
@@ -806,12 +893,12 @@ static int vecnet_stop(struct net_device *dev)
 {
 	struct vecnet_dev *vn = netdev_priv(dev);
 
-	netif_tx_disable(dev);
-	um_free_irq(vn->tx_irq, vn);
-	um_free_irq(vn->rx_irq, vn);
-	napi_disable(&vn->napi);
+	/* first the link work, which may replace the descriptor */
 	cancel_delayed_work_sync(&vn->link_work);
 	cancel_delayed_work_sync(&vn->announce_work);
+	netif_tx_disable(dev);
+	vecnet_irqs_free(vn);
+	napi_disable(&vn->napi);
 	hrtimer_cancel(&vn->tx_timer);
 	hrtimer_cancel(&vn->retry_timer);
 	vecnet_rings_free(vn);
@@ -859,11 +946,23 @@ static int vecnet_set_features(struct net_device *dev,
 	return 0;
 }
 
+/* A transport that filters on the address learns the new one */
+static int vecnet_set_mac(struct net_device *dev, void *addr)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+	int err;
+
+	err = eth_mac_addr(dev, addr);
+	if (err || !netif_running(dev) || !vn->transport->mac_changed)
+		return err;
+	return vn->transport->mac_changed(vn);
+}
+
 static const struct net_device_ops vecnet_netdev_ops = {
 	.ndo_open		= vecnet_open,
 	.ndo_stop		= vecnet_stop,
 	.ndo_start_xmit		= vecnet_xmit,
-	.ndo_set_mac_address	= eth_mac_addr,
+	.ndo_set_mac_address	= vecnet_set_mac,
 	.ndo_validate_addr	= eth_validate_addr,
 	.ndo_change_mtu		= vecnet_change_mtu,
 	.ndo_tx_timeout		= vecnet_tx_timeout,
@@ -894,6 +993,7 @@ static void vecnet_dev_init(struct net_device *dev,
 	vn->cfg.args = NULL;
 	vn->transport = cfg->transport;
 	vn->fd = -1;
+	vn->tx_fd = -1;
 	vn->depth = cfg->depth;
 	spin_lock_init(&vn->tx.lock);
 	u64_stats_init(&vn->xstats.syncp);
@@ -920,6 +1020,11 @@ static void vecnet_dev_init(struct net_device *dev,
 		vn->tx_hdr_len = sizeof(struct virtio_net_hdr);
 		dev->hw_features |= VECNET_VNET_FEATURES | NETIF_F_GRO_HW;
 		dev->features |= VECNET_VNET_FEATURES;
+	}
+	/* Super-frames come whether asked for or not: rx-gro-hw is fixed on */
+	if (cfg->transport->flags & VECNET_TF_RX_GSO) {
+		dev->hw_features &= ~NETIF_F_GRO_HW;
+		dev->features |= NETIF_F_GRO_HW;
 	}
 	if (cfg->have_mac)
 		eth_hw_addr_set(dev, cfg->mac);
@@ -1061,7 +1166,8 @@ static void vecnet_exit(void)
 	struct vecnet_dev *vn;
 
 	list_for_each_entry(vn, &vecnet_devices, list)
-		vn->transport->shutdown(vn);
+		if (vn->transport->shutdown)
+			vn->transport->shutdown(vn);
 }
 
 __uml_exitcall(vecnet_exit);

@@ -30,11 +30,15 @@ static const struct vecnet_key vecnet_common_keys[] = {
 static const struct vecnet_transport * const vecnet_transports[] = {
 	&vecnet_unixdgram,
 	&vecnet_tap,
+	&vecnet_raw,
+	&vecnet_hybrid,
+	&vecnet_bess,
+	&vecnet_fd,
 };
 
 /* Names the bundled driver knows; they arrive here as they are written */
 static const char * const vecnet_transports_later[] = {
-	"raw", "hybrid", "gre", "l2tpv3", "bess", "fd", "vde",
+	"gre", "l2tpv3", "vde",
 };
 
 void vecnet_err_set(struct vecnet_err *err, const char *fmt, ...)

@@ -51,40 +51,41 @@ static int vecnet_tap_setup(struct vecnet_dev *vn,
 }
 
 /* What the host may hand us follows what the guest takes: rx-gro-hw */
-static int vecnet_tap_offload(struct vecnet_dev *vn, netdev_features_t features)
+int vecnet_tap_offload(int fd, netdev_features_t features)
 {
-	return vecnet_user_tap_set_offload(vn->fd,
-					   !!(features & NETIF_F_GRO_HW),
+	return vecnet_user_tap_set_offload(fd, !!(features & NETIF_F_GRO_HW),
 					   !!(features & NETIF_F_RXCSUM));
+}
+
+/* The tap's descriptor with the offloads set, or a negative errno */
+int vecnet_tap_attach(struct vecnet_dev *vn, const char *ifname)
+{
+	int fd, err;
+
+	fd = vecnet_user_tap_open(ifname, sizeof(struct virtio_net_hdr));
+	if (fd < 0) {
+		netdev_err(vn->dev, "cannot attach to tap %s: %d\n", ifname, fd);
+		return fd;
+	}
+	err = vecnet_tap_offload(fd, vn->dev->features);
+	if (err) {
+		netdev_err(vn->dev, "tap %s refuses offload settings: %d\n",
+			   ifname, err);
+		vecnet_user_close(fd);
+		return err;
+	}
+	return fd;
 }
 
 static int vecnet_tap_open(struct vecnet_dev *vn)
 {
 	struct vecnet_tap *tap = vn->tpriv;
-	int fd, err;
+	int fd = vecnet_tap_attach(vn, tap->ifname);
 
-	fd = vecnet_user_tap_open(tap->ifname, sizeof(struct virtio_net_hdr));
-	if (fd < 0) {
-		netdev_err(vn->dev, "cannot attach to tap %s: %d\n",
-			   tap->ifname, fd);
+	if (fd < 0)
 		return fd;
-	}
 	vn->fd = fd;
-	err = vecnet_tap_offload(vn, vn->dev->features);
-	if (err) {
-		netdev_err(vn->dev, "tap %s refuses offload settings: %d\n",
-			   tap->ifname, err);
-		vecnet_user_close(fd);
-		vn->fd = -1;
-	}
-	return err;
-}
-
-static void vecnet_tap_close(struct vecnet_dev *vn)
-{
-	if (vn->fd >= 0)
-		vecnet_user_close(vn->fd);
-	vn->fd = -1;
+	return 0;
 }
 
 static void vecnet_tap_destroy(struct vecnet_dev *vn)
@@ -93,16 +94,12 @@ static void vecnet_tap_destroy(struct vecnet_dev *vn)
 	vn->tpriv = NULL;
 }
 
-static void vecnet_tap_shutdown(struct vecnet_dev *vn)
-{
-}
-
 static int vecnet_tap_set_features(struct vecnet_dev *vn,
 				   netdev_features_t features)
 {
 	if (vn->fd < 0)
 		return 0;
-	return vecnet_tap_offload(vn, features);
+	return vecnet_tap_offload(vn->fd, features);
 }
 
 const struct vecnet_transport vecnet_tap = {
@@ -112,8 +109,7 @@ const struct vecnet_transport vecnet_tap = {
 	.max_mtu	= VECNET_MTU_MAX,
 	.setup		= vecnet_tap_setup,
 	.open		= vecnet_tap_open,
-	.close		= vecnet_tap_close,
+	.close		= vecnet_close_fd,
 	.destroy	= vecnet_tap_destroy,
-	.shutdown	= vecnet_tap_shutdown,
 	.set_features	= vecnet_tap_set_features,
 };

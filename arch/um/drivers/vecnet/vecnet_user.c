@@ -6,6 +6,7 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -43,6 +44,21 @@ static int unix_path_stale(const struct sockaddr_un *sun)
 	return ret;
 }
 
+/* Bind, taking over a socket file that a dead process left behind */
+static int unix_bind(int fd, const struct sockaddr_un *sun)
+{
+	int err;
+
+	if (!bind(fd, (const struct sockaddr *)sun, sizeof(*sun)))
+		return 0;
+	err = -errno;
+	if (err != -EADDRINUSE || !unix_path_stale(sun))
+		return err;
+	unlink(sun->sun_path);
+	return bind(fd, (const struct sockaddr *)sun, sizeof(*sun)) < 0 ?
+	       -errno : 0;
+}
+
 int vecnet_user_unix_dgram(const char *local, int sndbuf)
 {
 	struct sockaddr_un sun;
@@ -64,16 +80,9 @@ int vecnet_user_unix_dgram(const char *local, int sndbuf)
 	if (sndbuf > 0)
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 
-	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
-		err = -errno;
-		if (err != -EADDRINUSE || !unix_path_stale(&sun))
-			goto out_close;
-		unlink(sun.sun_path);
-		if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
-			err = -errno;
-			goto out_close;
-		}
-	}
+	err = unix_bind(fd, &sun);
+	if (err)
+		goto out_close;
 	return fd;
 
 out_close:
@@ -127,4 +136,64 @@ void vecnet_user_close(int fd)
 int vecnet_user_unlink(const char *path)
 {
 	return unlink(path) < 0 ? -errno : 0;
+}
+
+/*
+ * A SOCK_SEQPACKET connection to @peer, bound to @local when that is
+ * not NULL; with no @peer, a socket that stays unconnected.
+ * Non-blocking from the start: a unix connect completes or fails at
+ * once (EAGAIN when the listener's backlog is full), so the guest never
+ * waits on it.
+ */
+int vecnet_user_unix_seqpacket(const char *local, const char *peer)
+{
+	struct sockaddr_un sun;
+	int fd, err;
+
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (local) {
+		err = unix_addr(&sun, local);
+		if (!err)
+			err = unix_bind(fd, &sun);
+		if (err)
+			goto out_close;
+	}
+	if (!peer)
+		return fd;
+	err = unix_addr(&sun, peer);
+	if (err)
+		goto out_close;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		err = -errno;
+		goto out_close;
+	}
+	return fd;
+
+out_close:
+	close(fd);
+	return err;
+}
+
+/*
+ * An inherited descriptor for the fd transport: it must be a socket.
+ * Made non-blocking; returns its SO_TYPE.
+ */
+int vecnet_user_fd_socket(int fd)
+{
+	socklen_t len = sizeof(int);
+	struct stat st;
+	int type, fl;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -ENOTSOCK;
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0)
+		return -errno;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -errno;
+	return type;
 }

@@ -14,6 +14,10 @@
 int vecnet_user_unix_dgram(const char *local, int sndbuf);
 /* @id identifies the socket file that answered (0: unknown) */
 int vecnet_user_unix_connect(int fd, const char *peer, unsigned long long *id);
+/* @local and @peer may be NULL */
+int vecnet_user_unix_seqpacket(const char *local, const char *peer);
+/* Returns the socket's SO_TYPE */
+int vecnet_user_fd_socket(int fd);
 int vecnet_user_recvmmsg(int fd, void *msgs, unsigned int n);
 int vecnet_user_sendmmsg(int fd, void *msgs, unsigned int n);
 void vecnet_user_close(int fd);
@@ -22,5 +26,10 @@ int vecnet_user_tap_set_offload(int fd, unsigned int tso, unsigned int csum);
 int vecnet_user_readv_batch(int fd, void *msgs, unsigned int n);
 int vecnet_user_writev_batch(int fd, void *msgs, unsigned int n);
 int vecnet_user_unlink(const char *path);
+int vecnet_user_raw_open(const char *ifname);
+/* @prog: @len struct sock_filter instructions */
+int vecnet_user_attach_filter(int fd, void *prog, unsigned int len);
+/* Reads at most @len bytes; returns how many */
+int vecnet_user_read_file(const char *path, void *buf, int len);
 
 #endif

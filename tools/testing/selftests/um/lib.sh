@@ -16,6 +16,8 @@ if [ -z "${VECNET_SRC:-}" ] || [ -z "${VECNET_BUILD:-}" ]; then
 fi
 
 UML_RUN=$VECNET_SRC/scripts/uml-run
+# frames.py: send and count test frames on a packet socket, either side
+FRAMES=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/frames.py
 VMLINUX=${VMLINUX:-$VECNET_BUILD/vmlinux}
 if [ ! -x "$VMLINUX" ]; then
 	echo "SKIP: no guest kernel at $VMLINUX (run 'make')"
@@ -95,6 +97,12 @@ lib_cleanup() {
 
 	for h in "${CLEANUP_HOOKS[@]}"; do
 		eval "$h" || true
+	done
+	# guests told to stop power off in a moment: let their uml-run
+	# finish (10 s at most) before their output directories go
+	for _ in $(seq 1 100); do
+		[ -n "$(jobs -pr)" ] || break
+		sleep 0.1
 	done
 	for ns in "${TEST_NETNS[@]}"; do
 		ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null

@@ -35,7 +35,7 @@ cases=(
 	"14|$u,,depth=8|empty option"
 	"15|$u,depth|option 'depth' is not key=value"
 	"16|$u,depth=|option 'depth': no value"
-	"17|transport=raw,ifname=x|option 'transport': 'raw' is not supported by this driver yet"
+	"17|transport=gre,src=x|option 'transport': 'gre' is not supported by this driver yet"
 	"18|$u,vec=2|option 'vec': 2 is out of range 0..1"
 	"19|$u,gro=1|option 'gro': unknown for transport unixdgram"
 	"20|transport=unixdgram,path=$long|option 'path': longer than 107 bytes"
@@ -47,6 +47,13 @@ cases=(
 	"27|transport=tap|option 'ifname': required by transport tap"
 	"28|transport=tap,ifname=abcdefghijklmnop|option 'ifname': longer than 15 bytes"
 	"29|transport=tap,ifname=t0,gro=2|option 'gro': 2 is out of range 0..1"
+	"32|transport=raw|option 'ifname': required by transport raw"
+	"33|transport=raw,ifname=x,path=/n.sock|option 'path': unknown for transport raw"
+	"34|transport=hybrid|option 'ifname': required by transport hybrid"
+	"35|transport=bess,src=/a.sock|option 'dst': required by transport bess"
+	"36|transport=fd|option 'fd': required by transport fd"
+	"37|transport=fd,fd=2|option 'fd': 2 is out of range 3..2147483647"
+	"38|transport=bess,dst=$long|option 'dst': longer than 107 bytes"
 )
 args=()
 for c in "${cases[@]}"; do

@@ -91,3 +91,27 @@ no_drops() {
 		[ "$v" -eq 0 ] || { echo "$1: $f moved by $v"; return 1; }
 	done
 }
+
+# guest_iperf NAME TEXT EXEC NS ADDR [-R]: 5 s of iperf3 from a guest
+# (commands run through the function EXEC) to a server on ADDR in
+# namespace NS, or back with -R.  The guest retries while the path comes
+# up.  Prints "iperf3 NAME TEXT: N Mbit/s"; fails the test when iperf3
+# fails or moves nothing.
+guest_iperf() {
+	local name=$1 text=$2 exec=$3 ns=$4 addr=$5 bps server
+
+	shift 5
+	ip netns exec "$ns" timeout 60 iperf3 -s -1 -B "$addr" >/dev/null 2>&1 &
+	server=$!
+	# shellcheck disable=SC2016  # expanded in the guest
+	"$exec" sh -c 'a=$1; shift; f=$(mktemp); for i in $(seq 1 50); do
+		iperf3 -c "$a" -t 5 -J "$@" >"$f" && { cat "$f"; rm -f "$f"; exit 0; }
+		sleep 0.2; done; rm -f "$f"; exit 1' sh "$addr" "$@" >"$TEST_TMP/$name.json"
+	check_err $? "iperf3 $name failed"
+	wait "$server"
+	bps=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"]))' \
+		"$TEST_TMP/$name.json" 2>/dev/null || echo 0)
+	echo "# iperf3 $name $text: $((bps / 1000000)) Mbit/s"
+	[ "$bps" -gt 0 ]
+	check_err $? "iperf3 $name moved nothing"
+}

@@ -11,7 +11,6 @@ source "$(dirname "$(readlink -f "$0")")/../../../um/lib.sh"
 require_cmd iperf3 python3
 [ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
 
-here=$(dirname "$(readlink -f "$0")")
 exec_in() { local g=$1; shift; "$VECNET_SRC/scripts/uml-exec" -t 120 "$TEST_TMP/$g" -- "$@"; }
 
 ns=$(netns_add guests)
@@ -54,7 +53,7 @@ done
 # frame counters in b and the idle guests, 30 s, started before the flow
 sniffers=()
 for g in b i1 i2; do
-	exec_in "$g" env FRAME_COUNT_READY=ready python3 "$here/frame_count.py" vec0 30 \
+	exec_in "$g" env FRAME_COUNT_READY="$TEST_TMP/$g/ready" python3 "$FRAMES" count vec0 30 \
 		"${mac[a]}" "${mac[b]}" >"$TEST_TMP/$g.count" &
 	sniffers+=($!)
 done
@@ -91,7 +90,7 @@ for g in i1 i2; do
 	[ $((rx1 - rx0[$g])) -lt 50 ]
 	check_err $? "idle guest $g's rx_packets moved by $((rx1 - rx0[$g]))"
 done
-env -u LD_PRELOAD env -u LD_PRELOAD "$VECSWITCH" ctl --ctl "$ctl" fdb 2>/dev/null | sed 's/^/#   /'
+env -u LD_PRELOAD "$VECSWITCH" ctl --ctl "$ctl" fdb 2>/dev/null | sed 's/^/#   /'
 
 log_test "four guests on vecswitch: ping, 5 s iperf3, idle guests see none of it"
 exit "$RET"

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vecnet: the bess and fd transports, one raw Ethernet frame per packet
+ * on a socket the guest did not have to set up itself.
+ *
+ *	vecN:transport=bess,dst=PATH[,src=PATH]
+ *	vecN:transport=fd,fd=N
+ *
+ * bess: a SOCK_SEQPACKET connection to the unix socket at @dst (a BESS
+ * port, or vecswitch --seqpacket), from a socket bound to @src when
+ * given.  A connection that ends (the peer closed it or went away)
+ * turns the carrier off; the link check then connects again, and the
+ * carrier comes back on with the new connection.
+ *
+ * fd: a socket the process that started the guest left open as
+ * descriptor @fd: datagram, seqpacket or packet, already bound and
+ * connected as its owner wants.  It is the owner's, so it stays open
+ * across down and up; removing the device closes it.  A seqpacket
+ * connection that ends turns the carrier off until the next down/up.
+ */
+
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include "vecnet.h"
+#include "vecnet_user.h"
+
+struct vecnet_bess {
+	char dst[VECNET_UNIX_PATH_MAX];
+	char src[VECNET_UNIX_PATH_MAX];
+	/* @src is bound by our socket and ours to remove */
+	bool bound;
+};
+
+static const struct vecnet_key vecnet_bess_keys[] = {
+	{ .name = "dst", .type = VECNET_KEY_STR,
+	  .max = VECNET_UNIX_PATH_MAX - 1, .required = true },
+	{ .name = "src", .type = VECNET_KEY_STR,
+	  .max = VECNET_UNIX_PATH_MAX - 1 },
+	{ }
+};
+
+static int vecnet_bess_setup(struct vecnet_dev *vn,
+			     const struct vecnet_args *args,
+			     struct vecnet_err *err)
+{
+	const char *src = vecnet_arg_str(args, "src");
+	struct vecnet_bess *bess;
+
+	bess = kzalloc(sizeof(*bess), GFP_KERNEL);
+	if (!bess) {
+		vecnet_err_set(err, "vec%u: out of memory", vn->cfg.index);
+		return -ENOMEM;
+	}
+	strscpy(bess->dst, vecnet_arg_str(args, "dst"), sizeof(bess->dst));
+	if (src) {
+		if (!strcmp(src, bess->dst)) {
+			vecnet_err_set(err, "vec%u: option 'src': the same socket as 'dst'",
+				       vn->cfg.index);
+			kfree(bess);
+			return -EINVAL;
+		}
+		strscpy(bess->src, src, sizeof(bess->src));
+	}
+	vn->tpriv = bess;
+	return 0;
+}
+
+static void vecnet_bess_unbind(struct vecnet_bess *bess)
+{
+	if (bess->bound)
+		vecnet_user_unlink(bess->src);
+	bess->bound = false;
+}
+
+/* A new connection, or a negative errno when the peer is not there */
+static int vecnet_bess_connect(struct vecnet_dev *vn)
+{
+	struct vecnet_bess *bess = vn->tpriv;
+	int fd;
+
+	/* the old socket holds @src until it is closed: let the new one in */
+	vecnet_bess_unbind(bess);
+	fd = vecnet_user_unix_seqpacket(bess->src[0] ? bess->src : NULL,
+					bess->dst);
+	if (fd >= 0 && bess->src[0])
+		bess->bound = true;
+	return fd;
+}
+
+static int vecnet_bess_open(struct vecnet_dev *vn)
+{
+	struct vecnet_bess *bess = vn->tpriv;
+	int fd;
+
+	vn->conn = true;
+	fd = vecnet_bess_connect(vn);
+	if (fd >= 0) {
+		vn->fd = fd;
+		return 0;
+	}
+	if (fd == -ENAMETOOLONG || fd == -EADDRINUSE || fd == -EACCES) {
+		netdev_err(vn->dev, "cannot connect %s to %s: %d\n",
+			   bess->src[0] ? bess->src : "a socket", bess->dst, fd);
+		return fd;
+	}
+	/*
+	 * Not there yet: the core needs a descriptor for its interrupts
+	 * all the same.  An unconnected socket reads nothing and refuses
+	 * to send; the link check replaces it once the peer answers.
+	 */
+	netdev_info(vn->dev, "no peer at %s yet (%d), carrier off\n",
+		    bess->dst, fd);
+	fd = vecnet_user_unix_seqpacket(NULL, NULL);
+	if (fd < 0)
+		return fd;
+	vn->fd = fd;
+	return -ENOTCONN;
+}
+
+static void vecnet_bess_shutdown(struct vecnet_dev *vn)
+{
+	vecnet_bess_unbind(vn->tpriv);
+}
+
+static void vecnet_bess_close(struct vecnet_dev *vn)
+{
+	vecnet_close_fd(vn);
+	vecnet_bess_unbind(vn->tpriv);
+}
+
+static void vecnet_bess_destroy(struct vecnet_dev *vn)
+{
+	kfree(vn->tpriv);
+	vn->tpriv = NULL;
+}
+
+/* While the carrier is on the connection stands: receive sees its end */
+static int vecnet_bess_probe(struct vecnet_dev *vn)
+{
+	int fd, err;
+
+	if (netif_carrier_ok(vn->dev))
+		return 0;
+	fd = vecnet_bess_connect(vn);
+	if (fd < 0)
+		return fd;
+	err = vecnet_replace_fd(vn, fd);
+	if (err)
+		return err;
+	return VECNET_PEER_NEW;
+}
+
+const struct vecnet_transport vecnet_bess = {
+	.name		= "bess",
+	.keys		= vecnet_bess_keys,
+	.max_mtu	= VECNET_MTU_MAX,
+	.setup		= vecnet_bess_setup,
+	.open		= vecnet_bess_open,
+	.close		= vecnet_bess_close,
+	.destroy	= vecnet_bess_destroy,
+	.shutdown	= vecnet_bess_shutdown,
+	.probe_peer	= vecnet_bess_probe,
+};
+
+/* ---- fd ----------------------------------------------------------------- */
+
+struct vecnet_fd {
+	int fd;
+};
+
+static const struct vecnet_key vecnet_fd_keys[] = {
+	/* 0 to 2 are the guest's own console and standard streams */
+	{ .name = "fd", .type = VECNET_KEY_U32, .min = 3, .max = INT_MAX,
+	  .required = true },
+	{ }
+};
+
+static int vecnet_fd_setup(struct vecnet_dev *vn,
+			   const struct vecnet_args *args,
+			   struct vecnet_err *err)
+{
+	u32 fd = vecnet_arg_u32(args, "fd", 0);
+	struct vecnet_fd *vfd;
+	int type;
+
+	type = vecnet_user_fd_socket(fd);
+	if (type < 0) {
+		vecnet_err_set(err, "vec%u: option 'fd': descriptor %u is %s (error %d)",
+			       vn->cfg.index, fd,
+			       type == -ENOTSOCK ? "not a socket" : "not open",
+			       -type);
+		return type;
+	}
+	if (type != SOCK_DGRAM && type != SOCK_SEQPACKET && type != SOCK_RAW) {
+		vecnet_err_set(err,
+			       "vec%u: option 'fd': descriptor %u is a stream socket, which keeps no frame boundaries",
+			       vn->cfg.index, fd);
+		return -EPROTOTYPE;
+	}
+	vfd = kzalloc(sizeof(*vfd), GFP_KERNEL);
+	if (!vfd) {
+		vecnet_err_set(err, "vec%u: out of memory", vn->cfg.index);
+		return -ENOMEM;
+	}
+	vfd->fd = fd;
+	vn->conn = type == SOCK_SEQPACKET;
+	vn->tpriv = vfd;
+	return 0;
+}
+
+static int vecnet_fd_open(struct vecnet_dev *vn)
+{
+	struct vecnet_fd *vfd = vn->tpriv;
+
+	vn->fd = vfd->fd;
+	return 0;
+}
+
+/* The descriptor is the owner's: down leaves it open */
+static void vecnet_fd_close(struct vecnet_dev *vn)
+{
+	vn->fd = -1;
+}
+
+static void vecnet_fd_destroy(struct vecnet_dev *vn)
+{
+	struct vecnet_fd *vfd = vn->tpriv;
+
+	if (vfd)
+		vecnet_user_close(vfd->fd);
+	kfree(vfd);
+	vn->tpriv = NULL;
+}
+
+const struct vecnet_transport vecnet_fd = {
+	.name		= "fd",
+	.keys		= vecnet_fd_keys,
+	.max_mtu	= VECNET_MTU_MAX,
+	.setup		= vecnet_fd_setup,
+	.open		= vecnet_fd_open,
+	.close		= vecnet_fd_close,
+	.destroy	= vecnet_fd_destroy,
+};

@@ -1,0 +1,147 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The bess and fd transports, in a namespace of this test.
+#
+# bess against a seqpacket peer this project did not write: socat joins
+# a SOCK_SEQPACKET listener to a tap whose host end has an address.
+# Ping and 5 s of iperf3 each way; then socat is killed (the carrier
+# goes off) and started again (the guest connects again by itself and
+# pings).  bess against vecswitch --seqpacket, pinging a unixdgram
+# guest on the same switch.  fd: a datagram socket that a launcher binds
+# and connects to vecswitch is handed to the guest as descriptor 7; it
+# pings, and still does after down and up.  Then the errors: a missing
+# or non-socket or stream descriptor, src equal to dst.
+
+source "$(dirname "$(readlink -f "$0")")/vecnet_lib.sh"
+require_cmd iperf3 ethtool python3 ping socat
+[ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
+
+ns=$(netns_add sock)
+ex() { local g=$1; shift; "$VECNET_SRC/scripts/uml-exec" -t 120 "$TEST_TMP/$g" -- "$@"; }
+# shellcheck disable=SC2016  # expanded in the guest
+reach() { ex "$1" sh -c 'for i in $(seq 1 20); do ping -c 1 -W 1 "$1" >/dev/null && exit 0; done; exit 1' sh "$2"; }
+agent() {
+	local g=$1
+
+	shift
+	"$UML_RUN" -k "$VMLINUX" -n "$ns" -N "sock-$g-$$" -t 300 -q -o "$TEST_TMP/$g" "$@" --agent &
+	on_exit "$VECNET_SRC/scripts/uml-exec --stop $TEST_TMP/$g"
+}
+
+# --- bess against socat ------------------------------------------------
+bsock=$TEST_TMP/bess.sock
+socat_start() {
+	rm -f "$bsock"
+	ip netns exec "$ns" socat -b 65536 "UNIX-LISTEN:$bsock,type=5" \
+		"TUN:198.18.8.1/24,tun-type=tap,iff-no-pi,iff-up,tun-name=bt0" \
+		2>>"$TEST_TMP/socat.log" &
+	SOCAT=$!
+	on_exit "kill $SOCAT 2>/dev/null"
+	wait_for 10 test -S "$bsock"
+}
+socat_start
+check_err $? "socat did not listen"
+
+agent b -a "vec0:transport=bess,dst=$bsock,src=$TEST_TMP/b.sock,mac=02:76:65:00:d0:01"
+ex b sh -c 'ip addr add 198.18.8.2/24 dev vec0 && ip link set vec0 up'
+check_err $? "the bess guest did not boot or bring vec0 up"
+[ "$RET" -eq 0 ] || { log_test "bess and fd transports"; exit "$RET"; }
+test -S "$TEST_TMP/b.sock"
+check_err $? "the bess socket is not bound at src="
+reach b 198.18.8.1
+check_err $? "bess: the host behind socat never answered"
+
+# shellcheck disable=SC2317  # called through guest_iperf
+exb() { ex b "$@"; }
+guest_iperf guest-to-host "over bess and socat" exb "$ns" 198.18.8.1
+guest_iperf host-to-guest "over bess and socat" exb "$ns" 198.18.8.1 -R
+ex b ethtool -S vec0 >"$TEST_TMP/b.stats"
+for k in tx_kicks rx_kicks; do
+	[ "$(xstat "$TEST_TMP/b.stats" $k)" -gt 0 ]
+	check_err $? "bess: ethtool -S $k did not move"
+done
+
+# the peer goes and comes back at the same path
+kill "$SOCAT"
+wait "$SOCAT" 2>/dev/null
+wait_for 20 console_has b "vec0: peer gone, carrier off"
+check_err $? "bess: no carrier loss when the peer went away"
+socat_start
+check_err $? "socat did not listen again"
+wait_for 20 console_has b "vec0: peer back, carrier on"
+check_err $? "bess: the guest did not connect again by itself"
+reach b 198.18.8.1
+check_err $? "bess: no traffic after the peer came back"
+"$VECNET_SRC/scripts/uml-exec" --stop "$TEST_TMP/b"
+wait_for 30 sh -c "! test -e $TEST_TMP/b.sock"
+check_err $? "bess: src= socket left behind after the guest stopped"
+
+# --- bess and fd through vecswitch --------------------------------------
+sw=$TEST_TMP/sw.sock
+ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" --dgram "$sw" \
+	--seqpacket "$TEST_TMP/swp.sock" 2>"$TEST_TMP/switch.log" &
+on_exit "kill $! 2>/dev/null"
+wait_for 10 test -S "$TEST_TMP/swp.sock"
+check_err $? "vecswitch did not start: $(tail -n 3 "$TEST_TMP/switch.log")"
+
+agent u -a "vec0:transport=unixdgram,path=$sw,mac=02:76:65:00:d0:02"
+agent s -a "vec0:transport=bess,dst=$TEST_TMP/swp.sock,mac=02:76:65:00:d0:03"
+# fd: the launcher's socket, bound and connected, becomes descriptor 7
+python3 - "$TEST_TMP/fd.sock" "$sw" "$UML_RUN" -k "$VMLINUX" -n "$ns" -N "sock-f-$$" \
+	-t 300 -q -o "$TEST_TMP/f" -a "vec0:transport=fd,fd=7,mac=02:76:65:00:d0:04" --agent <<'PY' &
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.connect(sys.argv[2])
+os.dup2(s.fileno(), 7)
+os.execvp(sys.argv[3], sys.argv[3:])
+PY
+on_exit "$VECNET_SRC/scripts/uml-exec --stop $TEST_TMP/f"
+declare -A host=([u]=2 [s]=3 [f]=4)
+for g in u s f; do
+	ex "$g" sh -c "ip addr add 198.18.9.${host[$g]}/24 dev vec0 && ip link set vec0 up"
+	check_err $? "guest $g did not boot or bring vec0 up"
+done
+reach s 198.18.9.2
+check_err $? "bess through vecswitch --seqpacket never reached the unixdgram guest"
+reach f 198.18.9.2
+check_err $? "fd through vecswitch never reached the unixdgram guest"
+reach u 198.18.9.4
+check_err $? "the unixdgram guest never reached the fd guest"
+ex f sh -c 'ip link set vec0 down && ip link set vec0 up'
+check_err $? "fd: down and up failed"
+reach f 198.18.9.2
+check_err $? "fd: no traffic after down and up (descriptor closed?)"
+
+# --- errors ---------------------------------------------------------------
+guest e1 60 -n "$ns" -a "vec0:transport=fd,fd=99" -- sh -c '! ip link show vec0 2>/dev/null'
+check_err $? "fd=99 (not open) still created vec0"
+console_has e1 "vec0: option 'fd': descriptor 99 is not open"
+check_err $? "no clear error for a descriptor that is not open"
+python3 - "$UML_RUN" -k "$VMLINUX" -N "sock-e2-$$" -t 60 -q -o "$TEST_TMP/e2" \
+	-a "vec0:transport=fd,fd=7" -- sh -c '! ip link show vec0 2>/dev/null' <<'PY'
+import os, socket, sys
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+os.dup2(a.fileno(), 7)
+os.execvp(sys.argv[1], sys.argv[1:])
+PY
+check_err $? "a stream descriptor still created vec0"
+console_has e2 "vec0: option 'fd': descriptor 7 is a stream socket"
+check_err $? "no clear error for a stream descriptor"
+guest e3 60 -n "$ns" -a "vec0:transport=fd,fd=7" -- sh -c '! ip link show vec0 2>/dev/null' 7</dev/null
+check_err $? "a descriptor that is not a socket still created vec0"
+console_has e3 "vec0: option 'fd': descriptor 7 is not a socket"
+check_err $? "no clear error for a descriptor that is not a socket"
+guest e4 60 -n "$ns" -a "vec0:transport=bess,dst=$TEST_TMP/x.sock,src=$TEST_TMP/x.sock" -- \
+	sh -c '! ip link show vec0 2>/dev/null'
+check_err $? "bess with src equal to dst still created vec0"
+console_has e4 "vec0: option 'src': the same socket as 'dst'"
+check_err $? "no clear error for src equal to dst"
+for g in b u s f e1 e2 e3 e4; do
+	no_crash $g
+	check_err $? "guest $g kernel complained"
+done
+
+log_test "bess and fd transports: socat and vecswitch peers, reconnect, errors"
+exit "$RET"
