@@ -30,6 +30,9 @@ def find(recs, suite, case, variant):
     return None
 
 
+TRANSPORT_CASES = [f"{t}-{d}" for t in ("tap", "raw", "hybrid") for d in ("tx", "rx")]
+
+
 def ratio(a, b):
     if not a or not b or not b["value"]:
         return None
@@ -42,7 +45,7 @@ def gbit(r):
 
 def ratios(recs):
     out = []
-    for case in ("tap-tx", "tap-rx"):
+    for case in TRANSPORT_CASES:
         q = ratio(find(recs, "transports", case, "ours"),
                   find(recs, "transports", case, "baseline"))
         if q is not None:
@@ -60,7 +63,7 @@ def ratios(recs):
             q = ratio(find(recs, "rate", size, "vecswitch"), find(recs, "rate", size, other))
             if q is not None:
                 out.append({"what": f"forwarding {size}, 2 idle ports: vecswitch / {other}", "ratio": q})
-    g2g = find(recs, "g2g", "unixdgram-depth128", "vecswitch")
+    g2g = find(recs, "g2g", "unixdgram-depth128-fwd", "vecswitch")
     q = ratio(g2g, find(recs, "transports", "tap-tx", "baseline"))
     if q is not None:
         out.append({"what": "guest-guest via vecswitch / bundled tap guest->host", "ratio": q})
@@ -120,9 +123,9 @@ def plots(recs, outdir):
         fig.tight_layout()
         fig.savefig(outdir / "switch-rate.png", dpi=100)
         plt.close(fig)
-    cases = [c for c in ("tap-tx", "tap-rx") if find(recs, "transports", c, "baseline")]
+    cases = [c for c in TRANSPORT_CASES if find(recs, "transports", c, "baseline")]
     if cases:
-        fig, ax = plt.subplots(figsize=(6, 4))
+        fig, ax = plt.subplots(figsize=(8, 4))
         w = 0.38
         for i, v in enumerate(("baseline", "ours")):
             ys = [gbit(find(recs, "transports", c, v)) or 0 for c in cases]

@@ -8,8 +8,9 @@
 #
 #   RUNS=3 SECS=5 scripts/bench.sh [SUITE...]
 #
-# Suites: transports (ours against the kernel's bundled vector driver),
-# g2g (guest to guest over unixdgram through vecswitch), idle (one pair's
+# Suites: transports (tap, raw and hybrid, ours against the kernel's
+# bundled vector driver, both ways), g2g (guest to guest over unixdgram
+# through vecswitch, both ways, depth 64 and 128), idle (one pair's
 # throughput with idle guests attached, switch against --hub), rate (port
 # to port forwarding with 2 idle ports: vecswitch, --hub, vde_switch).
 
@@ -102,37 +103,55 @@ client_cmd() {
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'; }
 
-# --- transports: ours against the bundled driver, tap, both directions ----
+# --- transports: ours against the bundled driver, both directions -------
+# transport_host T: the host end of transport T in $ns (address
+# 198.18.2.1), and prints the guest's vecN: options
+transport_host() {
+	case "$1" in
+	tap|hybrid)
+		ip -n "$ns" tuntap add dev btap0 mode tap
+		ip -n "$ns" addr add 198.18.2.1/24 dev btap0
+		ip -n "$ns" link set btap0 up
+		echo "transport=$1,ifname=btap0,depth=128,gro=1" ;;
+	raw)
+		ip -n "$ns" link add bveth0 type veth peer name bveth1
+		ip -n "$ns" addr add 198.18.2.1/24 dev bveth1
+		ip -n "$ns" link set bveth0 up
+		ip -n "$ns" link set bveth1 up
+		echo "transport=raw,ifname=bveth0,depth=128" ;;
+	esac
+}
+
 bench_transports() {
-	local kernel variant dir flag r bps vals
+	local t kernel variant dir flag r bps vals spec
 
 	[ -x "$baseline" ] || die "no $baseline (run 'make baseline')"
-	for variant in baseline ours; do
-		kernel=$ours
-		[ "$variant" = baseline ] && kernel=$baseline
-		for dir in tx rx; do
-			flag=
-			[ "$dir" = rx ] && flag=-R
-			vals=()
-			for r in $(seq 1 "$runs"); do
-				say "tap $variant $dir run $r/$runs"
-				netns_fresh
-				ip -n "$ns" tuntap add dev btap0 mode tap
-				ip -n "$ns" addr add 198.18.2.1/24 dev btap0
-				ip -n "$ns" link set btap0 up
-				ip netns exec "$ns" iperf3 -s -1 -B 198.18.2.1 >/dev/null 2>&1 &
-				pids+=($!)
-				sleep 0.5
-				guest_bg "tap-$r" "$kernel" $((secs + 60)) \
-					"ip addr add 198.18.2.2/24 dev vec0 && ip link set vec0 up &&
-					 iperf3 -c 198.18.2.1 -t $secs $flag -J >result.json" \
-					-a "vec0:transport=tap,ifname=btap0,depth=128,gro=1"
-				wait "${pids[-1]}" || true
-				bps=$(bps_of "$work/tap-$r/result.json")
-				vals+=("$bps")
+	for t in tap raw hybrid; do
+		for variant in baseline ours; do
+			kernel=$ours
+			[ "$variant" = baseline ] && kernel=$baseline
+			for dir in tx rx; do
+				flag=
+				[ "$dir" = rx ] && flag=-R
+				vals=()
+				for r in $(seq 1 "$runs"); do
+					say "$t $variant $dir run $r/$runs"
+					netns_fresh
+					spec=$(transport_host "$t")
+					ip netns exec "$ns" iperf3 -s -1 -B 198.18.2.1 >/dev/null 2>&1 &
+					pids+=($!)
+					sleep 0.5
+					guest_bg "$t-$r" "$kernel" $((secs + 60)) \
+						"ip addr add 198.18.2.2/24 dev vec0 && ip link set vec0 up &&
+						 iperf3 -c 198.18.2.1 -t $secs $flag -J >result.json" \
+						-a "vec0:$spec"
+					wait "${pids[-1]}" || true
+					bps=$(bps_of "$work/$t-$r/result.json")
+					vals+=("$bps")
+				done
+				record transports "$t-$dir" "$variant" bit/s \
+					"$(printf '%s\n' "${vals[@]}" | median)"
 			done
-			record transports "tap-$dir" "$variant" bit/s \
-				"$(printf '%s\n' "${vals[@]}" | median)"
 		done
 	done
 }
@@ -158,14 +177,14 @@ pair_through_switch() {
 		for i in $(seq 1 "$idle"); do
 			guest_bg "idle$i" "$ours" $((secs + 60)) \
 				"ip addr add 198.18.1.$((10 + i))/24 dev vec0 && ip link set vec0 up &&
-				 for t in \$(seq 900); do [ -e $work/stop ] && break; sleep 0.1; done;
+				 for t in \$(seq 90); do [ -e $work/stop ] && break; sleep 1; done;
 				 cat /sys/class/net/vec0/statistics/rx_bytes >rx_bytes" \
 				-a "vec0:transport=unixdgram,path=$work/sw.sock,depth=$depth"
 		done
 		guest_bg srv "$ours" $((secs + 60)) "$(server_cmd 198.18.1.1)" \
 			-a "vec0:transport=unixdgram,path=$work/sw.sock,depth=$depth"
 		guest_bg cli "$ours" $((secs + 60)) \
-			"$(client_cmd 198.18.1.2 198.18.1.1 "$work/srv")" \
+			"$(client_cmd 198.18.1.2 198.18.1.1 "$work/srv" "$iperf_flags")" \
 			-a "vec0:transport=unixdgram,path=$work/sw.sock,depth=$depth"
 		wait "${pids[-1]}" || true
 		cpu1=$(cpu_of "$sw")
@@ -190,11 +209,18 @@ pair_through_switch() {
 	fi
 }
 
+# iperf3 client flags of pair_through_switch: -R for the reverse flow
+iperf_flags=
+
 bench_g2g() {
 	local d
 	for d in 64 128; do
-		pair_through_switch g2g "unixdgram-depth$d" vecswitch "$d" 0
+		iperf_flags=
+		pair_through_switch g2g "unixdgram-depth$d-fwd" vecswitch "$d" 0
+		iperf_flags=-R
+		pair_through_switch g2g "unixdgram-depth$d-rev" vecswitch "$d" 0
 	done
+	iperf_flags=
 }
 
 bench_idle() {

@@ -17,7 +17,7 @@ packages=(
 	# tests, demo and benchmarks
 	iproute2 iputils-ping ethtool iperf3 tcpdump socat procps psmisc
 	uml-utilities shellcheck qemu-system-x86 busybox-static cpio kmod
-	util-linux linux-image-amd64 vde2
+	util-linux linux-image-amd64 vde2 systemd
 )
 if [ "${1:-}" = bench ]; then
 	packages+=(python3-matplotlib libvdeplug-dev)

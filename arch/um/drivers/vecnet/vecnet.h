@@ -40,6 +40,8 @@ enum vecnet_key_type {
 	VECNET_KEY_BOOL,	/* 0 or 1 */
 	VECNET_KEY_STR,		/* up to max bytes, not empty */
 	VECNET_KEY_MAC,		/* xx:xx:xx:xx:xx:xx, unicast */
+	VECNET_KEY_U64,		/* decimal or 0x hex, full unsigned range */
+	VECNET_KEY_IP,		/* an IPv4 or IPv6 address */
 };
 
 struct vecnet_key {
@@ -86,6 +88,8 @@ int vecnet_parse(const char *spec, struct vecnet_config *cfg,
 void vecnet_args_free(struct vecnet_args *args);
 const char *vecnet_arg_str(const struct vecnet_args *args, const char *key);
 u32 vecnet_arg_u32(const struct vecnet_args *args, const char *key, u32 def);
+u64 vecnet_arg_u64(const struct vecnet_args *args, const char *key, u64 def);
+int vecnet_arg_ip(const struct vecnet_args *args, const char *key, u8 *addr);
 void vecnet_err_set(struct vecnet_err *err, const char *fmt, ...) __printf(2, 3);
 
 /* ---- transports --------------------------------------------------------- */
@@ -95,8 +99,6 @@ void vecnet_err_set(struct vecnet_err *err, const char *fmt, ...) __printf(2, 3)
 
 /* The core builds and checks a virtio_net_hdr in the header slot */
 #define VECNET_TF_VNET_HDR	BIT(0)
-/* Receive fills msg_name, which verify_header then checks */
-#define VECNET_TF_RX_ADDR	BIT(2)
 /* A character device (tap): one frame per read or write, no mmsg calls */
 #define VECNET_TF_CHARDEV	BIT(3)
 /* The host may hand over super-frames at any time: size receive for them */
@@ -138,9 +140,16 @@ struct vecnet_transport {
 	/* Optional: fill vn->tx_hdr_len bytes in front of a frame */
 	int (*build_header)(struct vecnet_dev *vn, struct sk_buff *skb,
 			    void *hdr);
-	/* Optional: 0 keeps the frame, else rx_encaps_errors */
+	/*
+	 * Optional: check a received packet of @len bytes, its first
+	 * rx_hdr_len in @hdr and the rest at @frame, sent from @src (with
+	 * name_len set).  Returns how many header bytes (options, keys,
+	 * counters) still lead the frame at @frame, or a negative errno to
+	 * drop the packet into rx_encaps_errors.
+	 */
 	int (*verify_header)(struct vecnet_dev *vn, const void *hdr,
-			     unsigned int len, const void *src);
+			     const void *frame, unsigned int len,
+			     const void *src);
 	/* Optional: tell the host which offloads the guest now takes */
 	int (*set_features)(struct vecnet_dev *vn, netdev_features_t features);
 	/* Optional: the device's address changed while it is up */
@@ -153,6 +162,8 @@ extern const struct vecnet_transport vecnet_raw;
 extern const struct vecnet_transport vecnet_hybrid;
 extern const struct vecnet_transport vecnet_bess;
 extern const struct vecnet_transport vecnet_fd;
+extern const struct vecnet_transport vecnet_gre;
+extern const struct vecnet_transport vecnet_l2tpv3;
 
 /* ---- device ------------------------------------------------------------- */
 

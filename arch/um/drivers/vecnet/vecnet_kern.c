@@ -213,6 +213,7 @@ static void vecnet_rx_frame(struct vecnet_dev *vn, unsigned int i)
 	unsigned int len = vn->rx.msgs[i].msg_len;
 	struct net_device *dev = vn->dev;
 	struct sk_buff *skb, *fresh;
+	int extra = 0;
 
 	if (unlikely(h->msg_flags & MSG_TRUNC)) {
 		vecnet_xstats_inc(vn, &vn->xstats.rx_truncated);
@@ -225,15 +226,18 @@ static void vecnet_rx_frame(struct vecnet_dev *vn, unsigned int i)
 		vecnet_rx_drop(vn, i);
 		return;
 	}
-	if (vn->transport->verify_header &&
-	    vn->transport->verify_header(vn, vn->rx.hdrs + i * vn->rx_hdr_len,
-					 len,
-					 vn->rx.names ?
-					 vn->rx.names + i * vn->name_len :
-					 NULL)) {
-		vecnet_xstats_inc(vn, &vn->xstats.rx_encaps_errors);
-		vecnet_rx_drop(vn, i);
-		return;
+	if (vn->transport->verify_header) {
+		extra = vn->transport->verify_header(vn,
+						     vn->rx.hdrs + i * vn->rx_hdr_len,
+						     vn->rx.skbs[i]->data, len,
+						     vn->rx.names ?
+						     vn->rx.names + i * vn->name_len :
+						     NULL);
+		if (extra < 0 || len < vn->rx_hdr_len + extra + ETH_HLEN) {
+			vecnet_xstats_inc(vn, &vn->xstats.rx_encaps_errors);
+			vecnet_rx_drop(vn, i);
+			return;
+		}
 	}
 
 	/* Refill first: without a fresh buffer the frame is dropped */
@@ -248,6 +252,10 @@ static void vecnet_rx_frame(struct vecnet_dev *vn, unsigned int i)
 
 	len -= vn->rx_hdr_len;
 	skb_put(skb, len);
+	if (extra) {
+		__skb_pull(skb, extra);
+		len -= extra;
+	}
 	if ((vn->transport->flags & VECNET_TF_VNET_HDR) &&
 	    vecnet_rx_vnet_hdr(vn, skb, vn->rx.hdrs + i * vn->rx_hdr_len)) {
 		dev_kfree_skb_any(skb);
@@ -729,6 +737,9 @@ static int vecnet_rings_alloc(struct vecnet_dev *vn)
 	if ((vn->dev->features & NETIF_F_GRO_HW) ||
 	    (vn->transport->flags & VECNET_TF_RX_GSO))
 		rx->buf_len = max_t(unsigned int, rx->buf_len, VECNET_GSO_FRAME);
+	/* Header options beyond the fixed part land in front of the frame */
+	if (vn->transport->verify_header)
+		rx->buf_len += VECNET_HDR_MAX;
 	rx->skbs = kcalloc(d, sizeof(*rx->skbs), GFP_KERNEL);
 	rx->msgs = kcalloc(d, sizeof(*rx->msgs), GFP_KERNEL);
 	rx->iov = kcalloc(d * 2, sizeof(*rx->iov), GFP_KERNEL);

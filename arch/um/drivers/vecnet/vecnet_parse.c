@@ -11,6 +11,7 @@
 #include <linux/kernel.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/inet.h>
 #include "vecnet.h"
 
 static const struct vecnet_key vecnet_common_keys[] = {
@@ -34,11 +35,13 @@ static const struct vecnet_transport * const vecnet_transports[] = {
 	&vecnet_hybrid,
 	&vecnet_bess,
 	&vecnet_fd,
+	&vecnet_gre,
+	&vecnet_l2tpv3,
 };
 
 /* Names the bundled driver knows; they arrive here as they are written */
 static const char * const vecnet_transports_later[] = {
-	"gre", "l2tpv3", "vde",
+	"vde",
 };
 
 void vecnet_err_set(struct vecnet_err *err, const char *fmt, ...)
@@ -70,11 +73,34 @@ static const struct vecnet_kv *vecnet_arg_find(const struct vecnet_args *args,
 }
 
 /* Hex with 0x, else decimal: a leading zero does not mean octal here */
-static int vecnet_strtou32(const char *s, u32 *val)
+static int vecnet_strtou64(const char *s, u64 *val)
 {
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		return kstrtou32(s + 2, 16, val);
-	return kstrtou32(s, 10, val);
+		return kstrtou64(s + 2, 16, val);
+	return kstrtou64(s, 10, val);
+}
+
+static int vecnet_strtou32(const char *s, u32 *val)
+{
+	u64 v;
+	int ret = vecnet_strtou64(s, &v);
+
+	if (ret)
+		return ret;
+	if (v > U32_MAX)
+		return -ERANGE;
+	*val = v;
+	return 0;
+}
+
+/* The address in network order into @addr; 4 or 16 (its size), else 0 */
+static int vecnet_pton(const char *s, u8 *addr)
+{
+	if (in4_pton(s, -1, addr, -1, NULL))
+		return 4;
+	if (in6_pton(s, -1, addr, -1, NULL))
+		return 16;
+	return 0;
 }
 
 const char *vecnet_arg_str(const struct vecnet_args *args, const char *key)
@@ -95,6 +121,25 @@ u32 vecnet_arg_u32(const struct vecnet_args *args, const char *key, u32 def)
 	return val;
 }
 
+/* Only for keys vecnet_parse() has already checked */
+u64 vecnet_arg_u64(const struct vecnet_args *args, const char *key, u64 def)
+{
+	const struct vecnet_kv *kv = vecnet_arg_find(args, key);
+	u64 val;
+
+	if (!kv || vecnet_strtou64(kv->val, &val))
+		return def;
+	return val;
+}
+
+/* Only for keys vecnet_parse() has already checked: 4, 16, or 0 if absent */
+int vecnet_arg_ip(const struct vecnet_args *args, const char *key, u8 *addr)
+{
+	const struct vecnet_kv *kv = vecnet_arg_find(args, key);
+
+	return kv ? vecnet_pton(kv->val, addr) : 0;
+}
+
 static const struct vecnet_key *vecnet_key_find(const struct vecnet_key *tbl,
 						const char *name)
 {
@@ -104,28 +149,46 @@ static const struct vecnet_key *vecnet_key_find(const struct vecnet_key *tbl,
 	return NULL;
 }
 
+/* The message for a number that did not parse (@ret from kstrtou64) */
+static int vecnet_number_err(int ret, unsigned int bits,
+			     const struct vecnet_key *k, const char *val,
+			     const char *dev, struct vecnet_err *err)
+{
+	if (ret == -ERANGE)
+		vecnet_err_set(err, "%s: option '%s': '%s' does not fit in %u bits",
+			       dev, k->name, val, bits);
+	else if (ret)
+		vecnet_err_set(err,
+			       "%s: option '%s': '%s' is not a number (decimal or 0x hex)",
+			       dev, k->name, val);
+	return ret;
+}
+
 static int vecnet_check_value(const struct vecnet_key *k, const char *val,
 			      const char *dev, struct vecnet_err *err)
 {
-	u8 mac[ETH_ALEN];
+	u8 mac[ETH_ALEN], ip[16];
+	u64 num64;
 	u32 num;
 	int ret;
 
 	switch (k->type) {
+	case VECNET_KEY_U64:
+		ret = vecnet_strtou64(val, &num64);
+		return vecnet_number_err(ret, 64, k, val, dev, err);
+	case VECNET_KEY_IP:
+		if (!vecnet_pton(val, ip)) {
+			vecnet_err_set(err,
+				       "%s: option '%s': '%s' is not an IPv4 or IPv6 address",
+				       dev, k->name, val);
+			return -EINVAL;
+		}
+		return 0;
 	case VECNET_KEY_U32:
 	case VECNET_KEY_BOOL:
 		ret = vecnet_strtou32(val, &num);
-		if (ret == -ERANGE) {
-			vecnet_err_set(err, "%s: option '%s': '%s' does not fit in 32 bits",
-				       dev, k->name, val);
-			return ret;
-		}
-		if (ret) {
-			vecnet_err_set(err,
-				       "%s: option '%s': '%s' is not a number (decimal or 0x hex)",
-				       dev, k->name, val);
-			return ret;
-		}
+		if (ret)
+			return vecnet_number_err(ret, 32, k, val, dev, err);
 		if (num < k->min || num > k->max) {
 			vecnet_err_set(err, "%s: option '%s': %u is out of range %u..%u",
 				       dev, k->name, num, k->min, k->max);

@@ -197,3 +197,20 @@ int vecnet_user_fd_socket(int fd)
 		return -errno;
 	return type;
 }
+
+/* A raw or UDP socket for a tunnel, bound to the local address @addr */
+int vecnet_user_inet_socket(int family, int type, int proto,
+			    const void *addr, int len)
+{
+	int fd, err;
+
+	fd = socket(family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, proto);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, addr, len) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}

@@ -18,6 +18,8 @@ int vecnet_user_unix_connect(int fd, const char *peer, unsigned long long *id);
 int vecnet_user_unix_seqpacket(const char *local, const char *peer);
 /* Returns the socket's SO_TYPE */
 int vecnet_user_fd_socket(int fd);
+int vecnet_user_inet_socket(int family, int type, int proto,
+			    const void *addr, int len);
 int vecnet_user_recvmmsg(int fd, void *msgs, unsigned int n);
 int vecnet_user_sendmmsg(int fd, void *msgs, unsigned int n);
 void vecnet_user_close(int fd);

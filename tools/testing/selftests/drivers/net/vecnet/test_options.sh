@@ -35,7 +35,7 @@ cases=(
 	"14|$u,,depth=8|empty option"
 	"15|$u,depth|option 'depth' is not key=value"
 	"16|$u,depth=|option 'depth': no value"
-	"17|transport=gre,src=x|option 'transport': 'gre' is not supported by this driver yet"
+	"17|transport=vde,vnl=x|option 'transport': 'vde' is not supported by this driver yet"
 	"18|$u,vec=2|option 'vec': 2 is out of range 0..1"
 	"19|$u,gro=1|option 'gro': unknown for transport unixdgram"
 	"20|transport=unixdgram,path=$long|option 'path': longer than 107 bytes"

@@ -18,16 +18,6 @@ require_cmd iperf3 ethtool python3 ping socat
 [ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
 
 ns=$(netns_add sock)
-ex() { local g=$1; shift; "$VECNET_SRC/scripts/uml-exec" -t 120 "$TEST_TMP/$g" -- "$@"; }
-# shellcheck disable=SC2016  # expanded in the guest
-reach() { ex "$1" sh -c 'for i in $(seq 1 20); do ping -c 1 -W 1 "$1" >/dev/null && exit 0; done; exit 1' sh "$2"; }
-agent() {
-	local g=$1
-
-	shift
-	"$UML_RUN" -k "$VMLINUX" -n "$ns" -N "sock-$g-$$" -t 300 -q -o "$TEST_TMP/$g" "$@" --agent &
-	on_exit "$VECNET_SRC/scripts/uml-exec --stop $TEST_TMP/$g"
-}
 
 # --- bess against socat ------------------------------------------------
 bsock=$TEST_TMP/bess.sock
@@ -43,7 +33,7 @@ socat_start() {
 socat_start
 check_err $? "socat did not listen"
 
-agent b -a "vec0:transport=bess,dst=$bsock,src=$TEST_TMP/b.sock,mac=02:76:65:00:d0:01"
+agent "$ns" sock b -a "vec0:transport=bess,dst=$bsock,src=$TEST_TMP/b.sock,mac=02:76:65:00:d0:01"
 ex b sh -c 'ip addr add 198.18.8.2/24 dev vec0 && ip link set vec0 up'
 check_err $? "the bess guest did not boot or bring vec0 up"
 [ "$RET" -eq 0 ] || { log_test "bess and fd transports"; exit "$RET"; }
@@ -85,8 +75,8 @@ on_exit "kill $! 2>/dev/null"
 wait_for 10 test -S "$TEST_TMP/swp.sock"
 check_err $? "vecswitch did not start: $(tail -n 3 "$TEST_TMP/switch.log")"
 
-agent u -a "vec0:transport=unixdgram,path=$sw,mac=02:76:65:00:d0:02"
-agent s -a "vec0:transport=bess,dst=$TEST_TMP/swp.sock,mac=02:76:65:00:d0:03"
+agent "$ns" sock u -a "vec0:transport=unixdgram,path=$sw,mac=02:76:65:00:d0:02"
+agent "$ns" sock s -a "vec0:transport=bess,dst=$TEST_TMP/swp.sock,mac=02:76:65:00:d0:03"
 # fd: the launcher's socket, bound and connected, becomes descriptor 7
 python3 - "$TEST_TMP/fd.sock" "$sw" "$UML_RUN" -k "$VMLINUX" -n "$ns" -N "sock-f-$$" \
 	-t 300 -q -o "$TEST_TMP/f" -a "vec0:transport=fd,fd=7,mac=02:76:65:00:d0:04" --agent <<'PY' &

@@ -115,3 +115,27 @@ guest_iperf() {
 	[ "$bps" -gt 0 ]
 	check_err $? "iperf3 $name moved nothing"
 }
+
+# agent NS PREFIX NAME [uml-run options]: boot guest NAME in namespace NS
+# in agent mode (output in $TEST_TMP/NAME), stopped when the test ends;
+# ex NAME CMD... runs a command in it; reach NAME ADDR pings ADDR from it
+# until an answer comes (15 tries)
+agent() {
+	local ns=$1 prefix=$2 g=$3
+
+	shift 3
+	"$UML_RUN" -k "$VMLINUX" -n "$ns" -N "$prefix-$g-$$" -t 400 -q -o "$TEST_TMP/$g" "$@" --agent &
+	on_exit "$VECNET_SRC/scripts/uml-exec --stop $TEST_TMP/$g"
+}
+
+ex() {
+	local g=$1
+
+	shift
+	"$VECNET_SRC/scripts/uml-exec" -t 120 "$TEST_TMP/$g" -- "$@"
+}
+
+reach() {
+	# shellcheck disable=SC2016  # expanded in the guest
+	ex "$1" sh -c 'for i in $(seq 1 15); do ping -c 1 -W 1 "$1" >/dev/null && exit 0; done; exit 1' sh "$2"
+}
