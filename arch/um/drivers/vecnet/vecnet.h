@@ -32,6 +32,13 @@
 /* One slot for a transport header, one for the linear part, the frags */
 #define VECNET_TX_IOV		(2 + MAX_SKB_FRAGS)
 #define VECNET_HDR_MAX		64
+/*
+ * Receive buffers up to this size go up the stack as they are and are
+ * replaced; larger ones (super-frames) stay and their frames are copied
+ */
+#define VECNET_RX_SWAP_MAX	2048
+/* The linear part of a copied frame: room for every header GRO reads */
+#define VECNET_RX_HEAD		256
 
 /* ---- options ---------------------------------------------------------- */
 
@@ -154,6 +161,8 @@ struct vecnet_transport {
 	int (*set_features)(struct vecnet_dev *vn, netdev_features_t features);
 	/* Optional: the device's address changed while it is up */
 	int (*mac_changed)(struct vecnet_dev *vn);
+	/* Optional: ethtool -f hands over a filter program (raw, hybrid) */
+	int (*load_filter)(struct vecnet_dev *vn, const void *data, size_t len);
 };
 
 extern const struct vecnet_transport vecnet_unixdgram;

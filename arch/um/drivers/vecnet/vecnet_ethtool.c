@@ -7,6 +7,7 @@
 
 #include <linux/ethtool.h>
 #include <linux/netdevice.h>
+#include <linux/firmware.h>
 #include "vecnet.h"
 
 static void vecnet_get_drvinfo(struct net_device *dev,
@@ -111,6 +112,32 @@ static void vecnet_get_ethtool_stats(struct net_device *dev,
 	} while (u64_stats_fetch_retry(&vn->xstats.syncp, start));
 }
 
+/*
+ * ethtool -f vecN FILE: FILE is looked up as firmware in the guest
+ * (/lib/firmware, or the firmware_class.path= directory), and is a
+ * classic BPF program for the transport's host socket.
+ */
+static int vecnet_flash_device(struct net_device *dev,
+			       struct ethtool_flash *efl)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+	const struct firmware *fw;
+	int err;
+
+	if (!vn->transport->load_filter)
+		return -EOPNOTSUPP;
+	efl->data[ETHTOOL_FLASH_MAX_FILENAME - 1] = '\0';
+	err = request_firmware(&fw, efl->data, &dev->dev);
+	if (err) {
+		netdev_err(dev, "ethtool -f: cannot load %s: %d\n", efl->data,
+			   err);
+		return err;
+	}
+	err = vn->transport->load_filter(vn, fw->data, fw->size);
+	release_firmware(fw);
+	return err;
+}
+
 static const struct ethtool_ops vecnet_ethtool_ops = {
 	.supported_coalesce_params	= ETHTOOL_COALESCE_TX_USECS,
 	.get_drvinfo			= vecnet_get_drvinfo,
@@ -123,6 +150,7 @@ static const struct ethtool_ops vecnet_ethtool_ops = {
 	.get_sset_count			= vecnet_get_sset_count,
 	.get_strings			= vecnet_get_strings,
 	.get_ethtool_stats		= vecnet_get_ethtool_stats,
+	.flash_device			= vecnet_flash_device,
 };
 
 void vecnet_set_ethtool_ops(struct net_device *dev)

@@ -119,7 +119,7 @@ static int vecnet_send_batch(struct vecnet_dev *vn, unsigned int first,
 
 /* ---- receive ------------------------------------------------------------ */
 
-static bool vecnet_peer_gone(int err)
+static bool vecnet_peer_gone(const struct vecnet_dev *vn, int err)
 {
 	switch (err) {
 	case -ECONNREFUSED:	/* the peer's socket closed */
@@ -127,9 +127,11 @@ static bool vecnet_peer_gone(int err)
 	case -EDESTADDRREQ:
 	case -ENOENT:		/* nothing at the path */
 	case -EPERM:		/* the peer is connected to someone else */
+		return true;
 	case -EPIPE:		/* a connection (bess, fd) the peer closed */
 	case -ECONNRESET:
-		return true;
+		/* on a datagram socket: frames were lost, the peer is there */
+		return vn->conn;
 	}
 	return false;
 }
@@ -151,6 +153,42 @@ static struct sk_buff *vecnet_rx_skb(struct vecnet_dev *vn, bool in_napi)
 			netdev_alloc_skb(vn->dev, len);
 	if (skb)
 		skb_reserve(skb, vn->cfg.headroom);
+	return skb;
+}
+
+/*
+ * A frame from a super-frame sized buffer (64 KiB), copied into an skb
+ * of its own size: the headers in the linear part, the rest in pages.
+ * Handing the buffer itself up would charge every socket that queues
+ * the frame 64 KiB whatever its length, which shrinks TCP's receive
+ * window, and take a large allocation per frame to refill the ring.
+ */
+static struct sk_buff *vecnet_rx_copy(struct vecnet_dev *vn, const u8 *data,
+				      unsigned int len)
+{
+	unsigned int head = len <= VECNET_RX_SWAP_MAX ? len : VECNET_RX_HEAD;
+	unsigned int off, f = 0;
+	struct sk_buff *skb;
+
+	skb = napi_alloc_skb(&vn->napi, vn->cfg.headroom + head);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, vn->cfg.headroom);
+	skb_put_data(skb, data, head);
+	for (off = head; off < len; f++) {
+		unsigned int chunk = min_t(unsigned int, len - off, PAGE_SIZE);
+		struct page *page = dev_alloc_page();
+
+		if (!page || f == MAX_SKB_FRAGS) {
+			if (page)
+				__free_page(page);
+			dev_kfree_skb_any(skb);
+			return NULL;
+		}
+		memcpy(page_address(page), data + off, chunk);
+		skb_add_rx_frag(skb, f, page, 0, chunk, PAGE_SIZE);
+		off += chunk;
+	}
 	return skb;
 }
 
@@ -240,21 +278,32 @@ static void vecnet_rx_frame(struct vecnet_dev *vn, unsigned int i)
 		}
 	}
 
-	/* Refill first: without a fresh buffer the frame is dropped */
-	fresh = vecnet_rx_skb(vn, true);
-	if (unlikely(!fresh)) {
-		vecnet_rx_drop(vn, i);
-		return;
-	}
-	skb = vn->rx.skbs[i];
-	vn->rx.skbs[i] = fresh;
-	vecnet_rx_slot(vn, i);
-
 	len -= vn->rx_hdr_len;
-	skb_put(skb, len);
-	if (extra) {
-		__skb_pull(skb, extra);
+	if (vn->rx.buf_len > VECNET_RX_SWAP_MAX) {
+		/* A super-frame buffer stays in the ring; the frame is copied */
+		skb = vecnet_rx_copy(vn, vn->rx.skbs[i]->data + extra,
+				     len - extra);
+		vecnet_rx_slot(vn, i);
+		if (unlikely(!skb)) {
+			dev_dstats_rx_dropped(dev);
+			return;
+		}
 		len -= extra;
+	} else {
+		/* Refill first: without a fresh buffer the frame is dropped */
+		fresh = vecnet_rx_skb(vn, true);
+		if (unlikely(!fresh)) {
+			vecnet_rx_drop(vn, i);
+			return;
+		}
+		skb = vn->rx.skbs[i];
+		vn->rx.skbs[i] = fresh;
+		vecnet_rx_slot(vn, i);
+		skb_put(skb, len);
+		if (extra) {
+			__skb_pull(skb, extra);
+			len -= extra;
+		}
 	}
 	if ((vn->transport->flags & VECNET_TF_VNET_HDR) &&
 	    vecnet_rx_vnet_hdr(vn, skb, vn->rx.hdrs + i * vn->rx_hdr_len)) {
@@ -281,7 +330,7 @@ static int vecnet_rx(struct vecnet_dev *vn, int budget)
 		vecnet_xstats_inc(vn, &vn->xstats.rx_kicks);
 		if (ret == -EAGAIN || ret == 0)
 			break;
-		if (vecnet_peer_gone(ret)) {
+		if (vn->conn && vecnet_peer_gone(vn, ret)) {
 			vecnet_rx_peer_lost(vn);
 			break;
 		}
@@ -462,7 +511,7 @@ static void vecnet_tx_flush(struct vecnet_dev *vn)
 			vecnet_tx_wait(vn);
 			return;
 		}
-		if (vecnet_peer_gone(ret)) {
+		if (vecnet_peer_gone(vn, ret)) {
 			vecnet_peer_lost(vn);
 			return;
 		}
@@ -683,7 +732,7 @@ static void vecnet_link_work(struct work_struct *work)
 		}
 		vn->link_backoff_ms = VECNET_LINK_MIN_MS;
 	} else {
-		if (vecnet_peer_gone(err) && netif_carrier_ok(dev)) {
+		if (vecnet_peer_gone(vn, err) && netif_carrier_ok(dev)) {
 			spin_lock_bh(&vn->tx.lock);
 			vecnet_peer_lost(vn);
 			spin_unlock_bh(&vn->tx.lock);

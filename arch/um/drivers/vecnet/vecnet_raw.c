@@ -25,6 +25,8 @@
  *
  * bpffile= replaces the self filter with a program of the user's (an
  * array of struct sock_filter, as the host's SO_ATTACH_FILTER takes it).
+ * bpfflash=1 lets the guest replace it at run time with ethtool -f,
+ * which puts a program of the guest's choosing into the host kernel.
  */
 
 #include <linux/filter.h>
@@ -38,6 +40,8 @@
 
 struct vecnet_raw {
 	char ifname[IFNAMSIZ];
+	/* bpfflash=1: ethtool -f in the guest may replace the filter */
+	bool flash;
 	/* hybrid: the guest's frames are the ones the host sends out */
 	bool hybrid;
 	/* the user's program from bpffile=, or NULL for the self filter */
@@ -55,8 +59,16 @@ static const struct vecnet_key vecnet_raw_keys[] = {
 	 * super-frames; the key is kept there for existing command lines.
 	 */
 	{ .name = "gro", .type = VECNET_KEY_BOOL, .max = 1 },
+	{ .name = "bpfflash", .type = VECNET_KEY_BOOL, .max = 1 },
 	{ }
 };
+
+/* A program's size in bytes is a whole number of 1 to 4096 instructions */
+static bool vecnet_raw_prog_ok(size_t len)
+{
+	return len && len <= BPF_MAXINSNS * sizeof(struct sock_filter) &&
+	       !(len % sizeof(struct sock_filter));
+}
 
 /* Read a classic BPF program from a host file and check its shape */
 static int vecnet_raw_load_prog(struct vecnet_dev *vn, struct vecnet_raw *raw,
@@ -77,7 +89,7 @@ static int vecnet_raw_load_prog(struct vecnet_dev *vn, struct vecnet_raw *raw,
 			       vn->cfg.index, path, -len);
 		goto bad;
 	}
-	if (!len || len > max || len % sizeof(struct sock_filter)) {
+	if (!vecnet_raw_prog_ok(len)) {
 		vecnet_err_set(err,
 			       "vec%u: option 'bpffile': %s is %d bytes, not 1 to %u instructions of 8 bytes",
 			       vn->cfg.index, path, len, BPF_MAXINSNS);
@@ -107,6 +119,7 @@ static int vecnet_raw_setup(struct vecnet_dev *vn,
 		return -ENOMEM;
 	}
 	strscpy(raw->ifname, vecnet_arg_str(args, "ifname"), sizeof(raw->ifname));
+	raw->flash = vecnet_arg_u32(args, "bpfflash", 0);
 	if (bpffile) {
 		ret = vecnet_raw_load_prog(vn, raw, bpffile, err);
 		if (ret) {
@@ -206,6 +219,49 @@ static int vecnet_raw_mac_changed(struct vecnet_dev *vn)
 	return vecnet_raw_filter(vn, vn->fd);
 }
 
+/*
+ * ethtool -f: the guest hands over a program for the host's socket.
+ * It replaces the current filter now when the device is up, and stays
+ * for the next up.
+ */
+static int vecnet_raw_load_filter(struct vecnet_dev *vn, const void *data,
+				  size_t len)
+{
+	struct vecnet_raw *raw = vn->tpriv;
+	struct sock_filter *prog;
+	int err;
+
+	if (!raw->flash) {
+		netdev_err(vn->dev, "ethtool -f: not allowed; bpfflash=1 allows it\n");
+		return -EPERM;
+	}
+	if (!vecnet_raw_prog_ok(len)) {
+		netdev_err(vn->dev,
+			   "ethtool -f: %zu bytes, not 1 to %u instructions of 8 bytes\n",
+			   len, BPF_MAXINSNS);
+		return -EINVAL;
+	}
+	prog = kmemdup(data, len, GFP_KERNEL);
+	if (!prog)
+		return -ENOMEM;
+	if (vn->fd >= 0) {
+		err = vecnet_user_attach_filter(vn->fd, prog,
+						len / sizeof(*prog));
+		if (err) {
+			netdev_err(vn->dev, "ethtool -f: the host refused the filter: %d\n",
+				   err);
+			kfree(prog);
+			return err;
+		}
+	}
+	kfree(raw->prog);
+	raw->prog = prog;
+	raw->prog_len = len / sizeof(*prog);
+	netdev_info(vn->dev, "ethtool -f: a filter of %u instructions is attached\n",
+		    raw->prog_len);
+	return 0;
+}
+
 const struct vecnet_transport vecnet_raw = {
 	.name		= "raw",
 	.keys		= vecnet_raw_keys,
@@ -216,6 +272,7 @@ const struct vecnet_transport vecnet_raw = {
 	.close		= vecnet_close_fd,
 	.destroy	= vecnet_raw_destroy,
 	.mac_changed	= vecnet_raw_mac_changed,
+	.load_filter	= vecnet_raw_load_filter,
 };
 
 /* ---- hybrid ------------------------------------------------------------- */
@@ -273,4 +330,5 @@ const struct vecnet_transport vecnet_hybrid = {
 	.destroy	= vecnet_raw_destroy,
 	.set_features	= vecnet_hybrid_set_features,
 	.mac_changed	= vecnet_raw_mac_changed,
+	.load_filter	= vecnet_raw_load_filter,
 };

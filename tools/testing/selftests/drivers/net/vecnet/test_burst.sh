@@ -60,6 +60,8 @@ b=$TEST_TMP/b.sock
 sa=$(guest_script ba <<'EOS'
 vec_up 198.18.2.1/24 && ping_until 198.18.2.2 || exit 1
 snap before
+# B counts from its own snapshot on: wait for it (cwd is our output dir)
+for i in $(seq 1 300); do [ -e ../bb/counting ] && break; sleep 0.1; done
 ping -q -c 128 -l 128 -s 1400 -W 5 198.18.2.2 >burst.log
 snap after
 EOS
@@ -67,8 +69,9 @@ EOS
 sb=$(guest_script bb <<'EOS'
 vec_up 198.18.2.2/24 && ping_until 198.18.2.1 || exit 1
 snap before
-# until the burst has arrived (or 30 s)
 rx0=$(cat /sys/class/net/vec0/statistics/rx_packets)
+touch counting
+# until the burst has arrived (or 30 s)
 for i in $(seq 1 300); do
 	[ $(($(cat /sys/class/net/vec0/statistics/rx_packets) - rx0)) -ge 128 ] && break
 	sleep 0.1

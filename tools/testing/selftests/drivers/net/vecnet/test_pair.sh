@@ -20,7 +20,8 @@ vec_up 198.18.0.1/24 || exit 1
 ping_until 198.18.0.2 || { echo "peer never answered"; exit 1; }
 snap before
 ping -c 20 -i 0.05 198.18.0.2 >ping.log || exit 1
-# the server may still be starting
+# B says when its server runs (our cwd is our output directory)
+for i in \$(seq 1 600); do [ -e ../b/serving ] && break; sleep 0.1; done
 for i in \$(seq 1 50); do
 	iperf3 -c 198.18.0.2 -t $secs -J >tx.json && break
 	sleep 0.2
@@ -34,7 +35,9 @@ sb=$(guest_script b <<EOS
 vec_up 198.18.0.2/24 || exit 1
 ping_until 198.18.0.1 || exit 1
 snap before
-timeout $((secs + 60)) iperf3 -s -1 -J >rx.json
+timeout $((secs + 90)) iperf3 -s -1 -J >rx.json &
+touch serving
+wait
 snap after
 echo done
 EOS

@@ -10,7 +10,8 @@
 # and frames going the guest's own way (out of the guest's veth; into
 # the tap from the guest), never reach the guest, also after the guest
 # changes its address while up; other frames do.  Then bpffile= with a
-# program that passes all and one that drops all, and the errors for a
+# program that passes all and one that drops all, bpfflash=1 with
+# ethtool -f (and ethtool -f refused without it), and the errors for a
 # missing interface and a missing filter file.
 
 source "$(dirname "$(readlink -f "$0")")/vecnet_lib.sh"
@@ -132,6 +133,41 @@ guest bdrop 60 -n "$ns" -a "$spec,bpffile=$TEST_TMP/drop.bpf" -- sh "$sb"
 grep -q unreachable "$(guest_out bdrop output.log)"
 check_err $? "with a drop-all bpffile the guest still received answers"
 
+# bpfflash=1: ethtool -f swaps the filter at run time (files from the
+# guest's firmware path), keeps it across down/up, refuses a malformed
+# one; without bpfflash, ethtool -f is refused and nothing changes
+mkdir -p "$TEST_TMP/fw"
+cp "$TEST_TMP/pass.bpf" "$TEST_TMP/drop.bpf" "$TEST_TMP/short.bpf" "$TEST_TMP/fw/"
+sf=$(guest_script flash <<'EOS'
+vec_up 198.18.6.2/24 || exit 1
+r() {
+	for i in 1 2 3 4 5; do ping -c 1 -W 1 198.18.6.1 >/dev/null && { echo "$1 reached"; return; }; done
+	echo "$1 unreachable"
+}
+r before
+ethtool -f vec0 drop.bpf && echo "flash drop ok"
+r dropped
+ethtool -f vec0 short.bpf || echo "flash short refused"
+ethtool -f vec0 pass.bpf && echo "flash pass ok"
+ethtool -f vec0 drop.bpf && ip link set vec0 down && ip link set vec0 up && sleep 1
+r downup
+EOS
+)
+guest flash 90 -n "$ns" -a "$spec,bpfflash=1" -a "firmware_class.path=$TEST_TMP/fw" -- sh "$sf"
+for line in "before reached" "flash drop ok" "dropped unreachable" \
+	    "flash short refused" "flash pass ok" "downup unreachable"; do
+	grep -qx "$line" "$(guest_out flash output.log)"
+	check_err $? "bpfflash=1: expected '$line' in the guest"
+done
+console_has flash "ethtool -f: 3 bytes, not 1 to 4096 instructions of 8 bytes"
+check_err $? "bpfflash=1: no clear error for a malformed program"
+guest noflash 60 -n "$ns" -a "$spec" -a "firmware_class.path=$TEST_TMP/fw" -- \
+	sh -c "$(printf '. %q; vec_up 198.18.6.2/24 && ! ethtool -f vec0 drop.bpf && ping_until 198.18.6.1' \
+		"$VECNET_TEST_DIR/guest_lib.sh")"
+check_err $? "without bpfflash, ethtool -f was not refused or changed the filter"
+console_has noflash "ethtool -f: not allowed; bpfflash=1 allows it"
+check_err $? "without bpfflash: no clear error for ethtool -f"
+
 # errors name the problem; the guest keeps booting
 guest bnone 60 -n "$ns" -a "$spec,bpffile=$TEST_TMP/none.bpf" -- \
 	sh -c '! ip link show vec0 2>/dev/null'
@@ -157,7 +193,7 @@ else
 	console_has bif "cannot open a packet socket on nosuchif0"
 fi
 check_err $? "no clear error for a missing interface"
-for g in g bpass bdrop bnone bshort bif; do
+for g in g bpass bdrop flash noflash bnone bshort bif; do
 	no_crash $g
 	check_err $? "guest $g kernel complained"
 done
