@@ -30,7 +30,8 @@ def find(recs, suite, case, variant):
     return None
 
 
-TRANSPORT_CASES = [f"{t}-{d}" for t in ("tap", "raw", "hybrid") for d in ("tx", "rx")]
+TRANSPORT_CASES = [f"{t}-{d}" for t in ("tap", "raw", "hybrid") for d in ("tx", "rx")] + \
+    ["gre-g2g", "l2tpv3-g2g"]
 
 
 def ratio(a, b):

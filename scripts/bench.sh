@@ -7,9 +7,11 @@
 # build/bench/results.json, report.md and PNG plots (scripts/bench-report.py).
 #
 #   RUNS=3 SECS=5 scripts/bench.sh [SUITE...]
+#   IDLE="0 4" limits the idle suite to those numbers of idle guests.
 #
 # Suites: transports (tap, raw and hybrid, ours against the kernel's
-# bundled vector driver, both ways), g2g (guest to guest over unixdgram
+# bundled vector driver, both ways), tunnels (gre and l2tpv3 guest to
+# guest, ours against the bundled driver), g2g (guest to guest over unixdgram
 # through vecswitch, both ways, depth 64 and 128), idle (one pair's
 # throughput with idle guests attached, switch against --hub), rate (port
 # to port forwarding with 2 idle ports: vecswitch, --hub, vde_switch).
@@ -25,7 +27,7 @@ vecswitch=$build/vecswitch
 runs=${RUNS:-3}
 secs=${SECS:-5}
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(rate transports g2g idle)
+[ ${#suites[@]} -gt 0 ] || suites=(rate transports tunnels g2g idle)
 vswblast=$build/vswblast
 
 mkdir -p "$out"
@@ -156,6 +158,48 @@ bench_transports() {
 	done
 }
 
+# --- gre and l2tpv3: guest to guest, ours and the bundled driver ---------
+# Two guests tunnel to each other between two addresses of the namespace's
+# loopback; the pair runs TCP through the tunnel.
+bench_tunnels() {
+	local t variant kernel r bps vals a b
+
+	[ -x "$baseline" ] || die "no $baseline (run 'make baseline')"
+	for t in gre l2tpv3; do
+		case "$t" in
+		gre)
+			a="transport=gre,src=198.18.30.1,dst=198.18.30.2"
+			b="transport=gre,src=198.18.30.2,dst=198.18.30.1" ;;
+		l2tpv3)
+			a="transport=l2tpv3,udp=1,src=198.18.30.1,dst=198.18.30.2,srcport=1701,dstport=1702,rx_session=1,tx_session=2"
+			b="transport=l2tpv3,udp=1,src=198.18.30.2,dst=198.18.30.1,srcport=1702,dstport=1701,rx_session=2,tx_session=1" ;;
+		esac
+		for variant in baseline ours; do
+			kernel=$ours
+			[ "$variant" = baseline ] && kernel=$baseline
+			vals=()
+			for r in $(seq 1 "$runs"); do
+				say "$t $variant guest to guest run $r/$runs"
+				netns_fresh
+				rm -rf "${work:?}"/*
+				ip -n "$ns" addr add 198.18.30.1/32 dev lo
+				ip -n "$ns" addr add 198.18.30.2/32 dev lo
+				guest_bg srv "$kernel" $((secs + 60)) "$(server_cmd 198.18.31.1)" \
+					-a "vec0:$a,mtu=1400"
+				guest_bg cli "$kernel" $((secs + 60)) \
+					"$(client_cmd 198.18.31.2 198.18.31.1 "$work/srv" "")" \
+					-a "vec0:$b,mtu=1400"
+				wait "${pids[-1]}" || true
+				wait "${pids[-2]}" || true
+				bps=$(bps_of "$work/cli/result.json")
+				vals+=("$bps")
+			done
+			record transports "$t-g2g" "$variant" bit/s \
+				"$(printf '%s\n' "${vals[@]}" | median)"
+		done
+	done
+}
+
 # --- a pair of guests through vecswitch, optionally with idle guests -----
 # pair_through_switch SUITE CASE VARIANT DEPTH IDLE [switch flags...]
 pair_through_switch() {
@@ -173,14 +217,19 @@ pair_through_switch() {
 		sw=$!
 		pids+=("$sw")
 		for i in $(seq 50); do [ -S "$work/sw.sock" ] && break; sleep 0.1; done
-		cpu0=$(cpu_of "$sw")
 		for i in $(seq 1 "$idle"); do
-			guest_bg "idle$i" "$ours" $((secs + 60)) \
+			guest_bg "idle$i" "$ours" $((secs + 90)) \
 				"ip addr add 198.18.1.$((10 + i))/24 dev vec0 && ip link set vec0 up &&
-				 for t in \$(seq 90); do [ -e $work/stop ] && break; sleep 1; done;
+				 touch up && for t in \$(seq 120); do [ -e $work/stop ] && break; sleep 1; done;
 				 cat /sys/class/net/vec0/statistics/rx_bytes >rx_bytes" \
 				-a "vec0:transport=unixdgram,path=$work/sw.sock,depth=$depth"
 		done
+		# the pair starts once the idle guests have booted: their boot
+		# is not what is measured
+		for i in $(seq 1 "$idle"); do
+			for _ in $(seq 300); do [ -e "$work/idle$i/up" ] && break; sleep 0.1; done
+		done
+		cpu0=$(cpu_of "$sw")
 		guest_bg srv "$ours" $((secs + 60)) "$(server_cmd 198.18.1.1)" \
 			-a "vec0:transport=unixdgram,path=$work/sw.sock,depth=$depth"
 		guest_bg cli "$ours" $((secs + 60)) \
@@ -225,7 +274,7 @@ bench_g2g() {
 
 bench_idle() {
 	local n
-	for n in 0 1 2 4; do
+	for n in ${IDLE:-0 1 2 4}; do
 		pair_through_switch idle "idle$n" switch 128 "$n"
 		pair_through_switch idle "idle$n" hub 128 "$n" --hub
 	done
@@ -274,8 +323,8 @@ bench_rate() {
 : >"$out/rate.jsonl"
 for s in "${suites[@]}"; do
 	case "$s" in
-	rate|transports|g2g|idle) "bench_$s" ;;
-	*) die "unknown suite '$s' (rate, transports, g2g, idle)" ;;
+	rate|transports|tunnels|g2g|idle) "bench_$s" ;;
+	*) die "unknown suite '$s' (rate, transports, tunnels, g2g, idle)" ;;
 	esac
 done
 
