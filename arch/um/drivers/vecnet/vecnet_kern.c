@@ -959,6 +959,8 @@ static int vecnet_stop(struct net_device *dev)
 	netif_tx_disable(dev);
 	vecnet_irqs_free(vn);
 	napi_disable(&vn->napi);
+	/* a peer lost in the last receive may have queued it again */
+	cancel_delayed_work_sync(&vn->link_work);
 	hrtimer_cancel(&vn->tx_timer);
 	hrtimer_cancel(&vn->retry_timer);
 	vecnet_rings_free(vn);
