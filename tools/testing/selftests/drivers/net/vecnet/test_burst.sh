@@ -64,6 +64,9 @@ snap before
 for i in $(seq 1 300); do [ -e ../bb/counting ] && break; sleep 0.1; done
 ping -q -c 128 -l 128 -s 1400 -W 5 198.18.2.2 >burst.log
 snap after
+# stay until B has its numbers: B sending to a guest that powered off
+# would count drops that are no part of the burst
+for i in $(seq 1 300); do [ -e ../bb/counted ] && break; sleep 0.1; done
 EOS
 )
 sb=$(guest_script bb <<'EOS'
@@ -77,6 +80,7 @@ for i in $(seq 1 300); do
 	sleep 0.1
 done
 snap after
+touch counted
 EOS
 )
 guest_bg ba 90 -n "$ns" -a "vec0:transport=unixdgram,depth=128,local=$a,path=$b" -- sh "$sa"

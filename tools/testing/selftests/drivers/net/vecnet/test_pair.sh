@@ -28,6 +28,9 @@ for i in \$(seq 1 50); do
 done
 snap after
 ethtool -i vec0 >drvinfo
+# stay until B has its numbers: B sending to a guest that powered off
+# would count drops that are no part of the test
+for i in \$(seq 1 600); do [ -e ../b/counted ] && break; sleep 0.1; done
 echo done
 EOS
 )
@@ -39,6 +42,7 @@ timeout $((secs + 90)) iperf3 -s -1 -J >rx.json &
 touch serving
 wait
 snap after
+touch counted
 echo done
 EOS
 )
