@@ -31,7 +31,7 @@ def find(recs, suite, case, variant):
 
 
 TRANSPORT_CASES = [f"{t}-{d}" for t in ("tap", "raw", "hybrid") for d in ("tx", "rx")] + \
-    ["gre-g2g", "l2tpv3-g2g"]
+    ["gre-g2g", "l2tpv3-g2g", "bess-g2g"]
 
 
 def ratio(a, b):
@@ -64,10 +64,16 @@ def ratios(recs):
             q = ratio(find(recs, "rate", size, "vecswitch"), find(recs, "rate", size, other))
             if q is not None:
                 out.append({"what": f"forwarding {size}, 2 idle ports: vecswitch / {other}", "ratio": q})
-    g2g = find(recs, "g2g", "unixdgram-depth128-fwd", "vecswitch")
-    q = ratio(g2g, find(recs, "transports", "tap-tx", "baseline"))
+    tap = find(recs, "transports", "tap-tx", "baseline")
+    for case, what in (("unixdgram-depth128-fwd", "guest-guest via vecswitch"),
+                       ("vnet-depth128-fwd", "guest-guest via vecswitch with headers")):
+        q = ratio(find(recs, "g2g", case, "vecswitch"), tap)
+        if q is not None:
+            out.append({"what": f"{what} / bundled tap guest->host", "ratio": q})
+    q = ratio(find(recs, "g2g", "vnet-depth128-fwd", "vecswitch"),
+              find(recs, "g2g", "unixdgram-depth128-fwd", "vecswitch"))
     if q is not None:
-        out.append({"what": "guest-guest via vecswitch / bundled tap guest->host", "ratio": q})
+        out.append({"what": "guest-guest via vecswitch: with headers / without", "ratio": q})
     return out
 
 

@@ -10,9 +10,10 @@
 #   IDLE="0 4" limits the idle suite to those numbers of idle guests.
 #
 # Suites: transports (tap, raw and hybrid, ours against the kernel's
-# bundled vector driver, both ways), tunnels (gre and l2tpv3 guest to
-# guest, ours against the bundled driver), g2g (guest to guest over unixdgram
-# through vecswitch, both ways, depth 64 and 128), idle (one pair's
+# bundled vector driver, both ways), tunnels (gre, l2tpv3 and bess guest
+# to guest, ours against the bundled driver), g2g (guest to guest over unixdgram
+# through vecswitch, both ways, depth 64 and 128, and with virtio-net
+# headers (vnet=1 on a --vnet socket) at depth 128), idle (one pair's
 # throughput with idle guests attached, switch against --hub), rate (port
 # to port forwarding with 2 idle ports: vecswitch, --hub, vde_switch).
 
@@ -158,15 +159,20 @@ bench_transports() {
 	done
 }
 
-# --- gre and l2tpv3: guest to guest, ours and the bundled driver ---------
-# Two guests tunnel to each other between two addresses of the namespace's
-# loopback; the pair runs TCP through the tunnel.
+# --- gre, l2tpv3, bess: guest to guest, ours and the bundled driver ------
+# gre and l2tpv3: two guests tunnel to each other between two addresses
+# of the namespace's loopback; bess: both guests on vecswitch
+# --seqpacket.  The pair runs TCP through that.
 bench_tunnels() {
 	local t variant kernel r bps vals a b
 
 	[ -x "$baseline" ] || die "no $baseline (run 'make baseline')"
-	for t in gre l2tpv3; do
+	for t in gre l2tpv3 bess; do
 		case "$t" in
+		bess)
+			# both guests on vecswitch --seqpacket
+			a="transport=bess,dst=$work/sp.sock,src=$work/a.sock"
+			b="transport=bess,dst=$work/sp.sock,src=$work/b.sock" ;;
 		gre)
 			a="transport=gre,src=198.18.30.1,dst=198.18.30.2"
 			b="transport=gre,src=198.18.30.2,dst=198.18.30.1" ;;
@@ -184,6 +190,12 @@ bench_tunnels() {
 				rm -rf "${work:?}"/*
 				ip -n "$ns" addr add 198.18.30.1/32 dev lo
 				ip -n "$ns" addr add 198.18.30.2/32 dev lo
+				if [ "$t" = bess ]; then
+					ip netns exec "$ns" "$vecswitch" --seqpacket "$work/sp.sock" \
+						2>"$work/switch.log" &
+					pids+=($!)
+					for _ in $(seq 50); do [ -S "$work/sp.sock" ] && break; sleep 0.1; done
+				fi
 				guest_bg srv "$kernel" $((secs + 60)) "$(server_cmd 198.18.31.1)" \
 					-a "vec0:$a,mtu=1400"
 				guest_bg cli "$kernel" $((secs + 60)) \
@@ -191,6 +203,7 @@ bench_tunnels() {
 					-a "vec0:$b,mtu=1400"
 				wait "${pids[-1]}" || true
 				wait "${pids[-2]}" || true
+				[ "$t" != bess ] || kill "${pids[-3]}" 2>/dev/null || true
 				bps=$(bps_of "$work/cli/result.json")
 				vals+=("$bps")
 			done
@@ -204,10 +217,16 @@ bench_tunnels() {
 # pair_through_switch SUITE CASE VARIANT DEPTH IDLE [switch flags...]
 pair_through_switch() {
 	local suite=$1 case=$2 variant=$3 depth=$4 idle=$5 r i bps cpu0 cpu1 sw
-	local vals=() cpus=() idle_rx=()
+	local vals=() cpus=() idle_rx=() pair
 
 	shift 5
 	[ -x "$vecswitch" ] || die "no $vecswitch (run 'make')"
+	# the pair's port: the plain one, or with pair_vnet=1 the --vnet one
+	pair="transport=unixdgram,path=$work/sw.sock,depth=$depth"
+	if [ "$pair_vnet" = 1 ]; then
+		pair="transport=unixdgram,path=$work/vnet.sock,vnet=1,depth=$depth"
+		set -- --vnet "$work/vnet.sock" "$@"
+	fi
 	for r in $(seq 1 "$runs"); do
 		say "$case $variant depth=$depth idle=$idle run $r/$runs"
 		netns_fresh
@@ -231,10 +250,10 @@ pair_through_switch() {
 		done
 		cpu0=$(cpu_of "$sw")
 		guest_bg srv "$ours" $((secs + 60)) "$(server_cmd 198.18.1.1)" \
-			-a "vec0:transport=unixdgram,path=$work/sw.sock,depth=$depth"
+			-a "vec0:$pair"
 		guest_bg cli "$ours" $((secs + 60)) \
 			"$(client_cmd 198.18.1.2 198.18.1.1 "$work/srv" "$iperf_flags")" \
-			-a "vec0:transport=unixdgram,path=$work/sw.sock,depth=$depth"
+			-a "vec0:$pair"
 		wait "${pids[-1]}" || true
 		cpu1=$(cpu_of "$sw")
 		touch "$work/stop"
@@ -260,6 +279,8 @@ pair_through_switch() {
 
 # iperf3 client flags of pair_through_switch: -R for the reverse flow
 iperf_flags=
+# pair_vnet=1: the pair talks through the --vnet socket with vnet=1
+pair_vnet=0
 
 bench_g2g() {
 	local d
@@ -269,6 +290,13 @@ bench_g2g() {
 		iperf_flags=-R
 		pair_through_switch g2g "unixdgram-depth$d-rev" vecswitch "$d" 0
 	done
+	# with virtio-net headers: super-frames cross the switch whole
+	pair_vnet=1
+	iperf_flags=
+	pair_through_switch g2g "vnet-depth128-fwd" vecswitch 128 0
+	iperf_flags=-R
+	pair_through_switch g2g "vnet-depth128-rev" vecswitch 128 0
+	pair_vnet=0
 	iperf_flags=
 }
 

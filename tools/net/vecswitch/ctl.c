@@ -35,6 +35,8 @@ const struct vs_stat_desc vs_port_stat_desc[] = {
 	PORT_STAT(rx_bad_src),
 	PORT_STAT(rx_mac_lock),
 	PORT_STAT(rx_bad_len),
+	PORT_STAT(rx_bad_vnet),
+	PORT_STAT(rx_gso),
 	PORT_STAT(rx_errors),
 	PORT_STAT(tx_queue_full),
 	PORT_STAT(tx_errors),
@@ -56,6 +58,9 @@ const struct vs_stat_desc vs_sw_stat_desc[] = {
 	SW_STAT(dead_peers),
 	SW_STAT(stream_bad_len),
 	SW_STAT(cred_refused),
+	SW_STAT(gso_frames),
+	SW_STAT(gso_segments),
+	SW_STAT(csum_filled),
 };
 
 const unsigned int vs_sw_stat_count = ARRAY_SIZE(vs_sw_stat_desc);

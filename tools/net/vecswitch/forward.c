@@ -2,7 +2,8 @@
 /*
  * forward.c - the forwarding decision for one received frame: validation,
  * MAC lock, learning, and where the frame goes (one port, a flood, or
- * nowhere), including hub mode and --isolate.
+ * nowhere), including hub mode and --isolate, and in what form (with its
+ * virtio-net header, or plain).
  */
 #include <string.h>
 
@@ -54,25 +55,47 @@ static bool mac_lock_ok(struct vs_switch *sw, struct vs_port *in,
 	return true;
 }
 
-static void enqueue(struct vs_port *out, struct vs_buf **b,
-		    const uint8_t *frame, unsigned int len)
+/*
+ * Queue the frame on one port, making its buffer on first use. A port
+ * without headers gets a frame that still needs work in its plain form
+ * (checksum finished, super-frame cut), all segments or none.
+ */
+static void enqueue(struct vs_switch *sw, struct vs_port *out,
+		    struct vs_buf **b, const uint8_t *frame, unsigned int len,
+		    const uint8_t *vnet, const struct vs_gso *gso)
 {
+	struct vs_buf *s;
+
 	if (out->txq.count >= out->txq.cap) {
 		out->st.tx_queue_full++;
 		return;
 	}
 	if (!*b) {
-		*b = vs_buf_new(frame, len);
+		*b = vs_buf_new(frame, len, vnet, gso);
 		if (!*b) {
 			out->st.tx_errors++;
 			return;
 		}
 	}
-	vs_queue_push(out, *b);
+	if (out->vnet || !vs_buf_needs_plain(*b)) {
+		vs_queue_push(out, *b);
+		return;
+	}
+	if (vs_buf_plain(sw, *b) < 0) {
+		out->st.tx_errors++;
+		return;
+	}
+	if (out->txq.cap - out->txq.count < (*b)->nseg) {
+		out->st.tx_queue_full += (*b)->nseg;
+		return;
+	}
+	for (s = (*b)->seg; s; s = s->next)
+		vs_queue_push(out, s);
 }
 
-void vs_forward(struct vs_switch *sw, struct vs_port *in,
-		const uint8_t *frame, unsigned int len)
+static void forward(struct vs_switch *sw, struct vs_port *in,
+		    const uint8_t *frame, unsigned int len,
+		    const uint8_t *vnet, const struct vs_gso *gso)
 {
 	const uint8_t *dst = frame, *src = frame + 6;
 	struct vs_buf *b = NULL;
@@ -85,7 +108,9 @@ void vs_forward(struct vs_switch *sw, struct vs_port *in,
 		in->st.rx_runt++;
 		return;
 	}
-	if (len > sw->cfg.max_frame) {
+	/* a super-frame was checked against its segments' size instead */
+	if (len > sw->cfg.max_frame &&
+	    !(gso && gso->type != VIRTIO_NET_HDR_GSO_NONE)) {
 		in->st.rx_oversize++;
 		return;
 	}
@@ -99,6 +124,8 @@ void vs_forward(struct vs_switch *sw, struct vs_port *in,
 	}
 	in->st.rx_frames++;
 	in->st.rx_bytes += len;
+	if (gso && gso->type != VIRTIO_NET_HDR_GSO_NONE)
+		in->st.rx_gso++;
 
 	vlan = frame_vlan(frame, len);
 	if (!sw->cfg.hub) {
@@ -113,7 +140,7 @@ void vs_forward(struct vs_switch *sw, struct vs_port *in,
 					sw->st.isolated++;
 					return;
 				}
-				enqueue(out, &b, frame, len);
+				enqueue(sw, out, &b, frame, len, vnet, gso);
 				goto done;
 			}
 			if (!sw->cfg.flood_unknown) {
@@ -131,11 +158,37 @@ void vs_forward(struct vs_switch *sw, struct vs_port *in,
 			blocked = true;
 			continue;
 		}
-		enqueue(out, &b, frame, len);
+		enqueue(sw, out, &b, frame, len, vnet, gso);
 	}
 	if (blocked)
 		sw->st.isolated++;
 done:
 	if (b)
 		vs_buf_put(b);	/* drop the creator's reference */
+}
+
+/* A frame from a port without headers: nothing left to do but send it. */
+void vs_forward(struct vs_switch *sw, struct vs_port *in,
+		const uint8_t *frame, unsigned int len)
+{
+	forward(sw, in, frame, len, NULL, NULL);
+}
+
+/* A datagram from a --vnet port: the header, then the frame. */
+void vs_forward_vnet(struct vs_switch *sw, struct vs_port *in,
+		     const uint8_t *hdr, unsigned int len)
+{
+	struct vs_gso gso;
+
+	if (len < VS_VNET_HDR_LEN + ETH_HLEN_MIN) {
+		in->st.rx_runt++;
+		return;
+	}
+	len -= VS_VNET_HDR_LEN;
+	if (vs_vnet_parse(hdr, hdr + VS_VNET_HDR_LEN, len, sw->cfg.max_frame,
+			  &gso) < 0) {
+		in->st.rx_bad_vnet++;
+		return;
+	}
+	forward(sw, in, hdr + VS_VNET_HDR_LEN, len, hdr, &gso);
 }

@@ -7,7 +7,7 @@
  * chains only got one chain per peer in flight, issued a link per ring
  * entry, so queues overflowed while a chain crawled (0.10 against 0.43 Mpps
  * at 1514 bytes, most frames dropped). Everything else (listeners, stream, seqpacket, tap, control,
- * signals, dgram wake-up probes) stays on the epoll set, which the ring
+ * signals, dgram wake-up probes, the --vnet socket) stays on the epoll set, which the ring
  * watches with a poll request re-armed after each completion, so one
  * io_uring_enter waits for all of it. Readiness that appears while we are
  * busy (an epoll_ctl() that finds the fd ready at once, say) was seen not
@@ -228,7 +228,7 @@ static void recv_done(struct vs_switch *sw, struct io_uring_cqe *cqe)
 
 		if (alen > sizeof(struct sockaddr_un))
 			alen = 0;	/* cut short: cannot answer it */
-		vs_dgram_input(sw, io_uring_recvmsg_name(out), alen,
+		vs_dgram_input(sw, false, io_uring_recvmsg_name(out), alen,
 			       recv_cred(u, out),
 			       io_uring_recvmsg_payload(out, &u->rx_mh),
 			       io_uring_recvmsg_payload_length(out, cqe->res,

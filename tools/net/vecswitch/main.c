@@ -28,12 +28,14 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: vecswitch --dgram PATH [--stream PATH] [--seqpacket PATH] [--ctl PATH]\n"
-"                 [--tap IFNAME] [--hub] [options]\n"
+"usage: vecswitch --dgram PATH [--vnet PATH] [--stream PATH] [--seqpacket PATH]\n"
+"                 [--ctl PATH] [--tap IFNAME] [--hub] [options]\n"
 "       vecswitch ctl --ctl PATH ports|fdb|stats [--json]\n"
 "\n"
 "ports (at least one of):\n"
 "  --dgram PATH         datagram socket; each bound sender is a port\n"
+"  --vnet PATH          datagram socket whose frames carry a virtio-net\n"
+"                       header: super-frames of up to 64 KiB (GSO)\n"
 "  --stream PATH        stream socket, 4-byte big-endian length + frame\n"
 "  --seqpacket PATH     seqpacket socket, one frame per packet\n"
 "  --tap IFNAME         tap device used as the uplink\n"
@@ -88,6 +90,7 @@ void vs_log(const struct vs_switch *sw, int level, const char *fmt, ...)
 
 enum {
 	OPT_DGRAM = 256,
+	OPT_VNET,
 	OPT_STREAM,
 	OPT_SEQPACKET,
 	OPT_CTL,
@@ -112,6 +115,7 @@ enum {
 
 static const struct option long_opts[] = {
 	{ "dgram",		required_argument,	NULL, OPT_DGRAM },
+	{ "vnet",		required_argument,	NULL, OPT_VNET },
 	{ "stream",		required_argument,	NULL, OPT_STREAM },
 	{ "seqpacket",		required_argument,	NULL, OPT_SEQPACKET },
 	{ "ctl",		required_argument,	NULL, OPT_CTL },
@@ -241,6 +245,9 @@ static void parse_args(struct vs_config *cfg, int argc, char **argv)
 		case OPT_DGRAM:
 			cfg->dgram_path = parse_path("--dgram", optarg);
 			break;
+		case OPT_VNET:
+			cfg->vnet_path = parse_path("--vnet", optarg);
+			break;
 		case OPT_STREAM:
 			cfg->stream_path = parse_path("--stream", optarg);
 			break;
@@ -335,9 +342,9 @@ static void parse_args(struct vs_config *cfg, int argc, char **argv)
 	}
 	if (optind < argc)
 		bad_opt(argv[optind], "unexpected argument");
-	if (!cfg->dgram_path && !cfg->stream_path && !cfg->seqpacket_path &&
-	    !cfg->tap_name)
-		bad_opt("--dgram", "no port given (--dgram, --stream, --seqpacket or --tap)");
+	if (!cfg->dgram_path && !cfg->vnet_path && !cfg->stream_path &&
+	    !cfg->seqpacket_path && !cfg->tap_name)
+		bad_opt("--dgram", "no port given (--dgram, --vnet, --stream, --seqpacket or --tap)");
 }
 
 /* ---- event dispatch -------------------------------------------------------- */
@@ -369,7 +376,10 @@ void vs_dispatch(struct vs_switch *sw, uint64_t tag, uint32_t events)
 		break;
 	}
 	case VS_EV_DGRAM:
-		vs_mmsg_dgram_rx(sw);
+		vs_mmsg_dgram_rx(sw, false);
+		break;
+	case VS_EV_VNET:
+		vs_mmsg_dgram_rx(sw, true);
 		break;
 	case VS_EV_STREAM_LISTEN:
 		vs_accept(sw, sw->stream_fd, VS_PORT_STREAM);
@@ -403,6 +413,8 @@ static void unlink_own(const struct vs_switch *sw)
 {
 	if (sw->dgram_fd >= 0)
 		unlink(sw->cfg.dgram_path);
+	if (sw->vnet_fd >= 0)
+		unlink(sw->cfg.vnet_path);
 	if (sw->stream_fd >= 0)
 		unlink(sw->cfg.stream_path);
 	if (sw->seqpacket_fd >= 0)
@@ -428,7 +440,10 @@ static int setup_signals(struct vs_switch *sw)
 	return vs_epoll_add(sw, sw->sigfd, vs_ev(VS_EV_SIGNAL, 0), EPOLLIN);
 }
 
-/* Bind one of our sockets; the dgram one is watched by the I/O backend. */
+/*
+ * Bind one of our sockets; the dgram one is watched by the I/O backend,
+ * the rest (the --vnet one too) by the epoll set.
+ */
 static int listen_on(struct vs_switch *sw, const char *path, int type,
 		     int *fdp, int kind)
 {
@@ -444,6 +459,10 @@ static int setup_listeners(struct vs_switch *sw)
 
 	if (cfg->dgram_path &&
 	    listen_on(sw, cfg->dgram_path, SOCK_DGRAM, &sw->dgram_fd, -1) < 0)
+		return -1;
+	if (cfg->vnet_path &&
+	    listen_on(sw, cfg->vnet_path, SOCK_DGRAM, &sw->vnet_fd,
+		      VS_EV_VNET) < 0)
 		return -1;
 	if (cfg->stream_path &&
 	    listen_on(sw, cfg->stream_path, SOCK_STREAM, &sw->stream_fd,
@@ -517,7 +536,8 @@ int main(int argc, char **argv)
 			.max_ports	= 256,
 			.flood_unknown	= true,
 		},
-		.epfd = -1, .sigfd = -1, .dgram_fd = -1, .stream_fd = -1,
+		.epfd = -1, .sigfd = -1, .dgram_fd = -1, .vnet_fd = -1,
+		.stream_fd = -1,
 		.seqpacket_fd = -1, .ctl_fd = -1,
 	};
 	int ret = 1;
@@ -531,7 +551,11 @@ int main(int argc, char **argv)
 
 	sw.ports = calloc(sw.cfg.max_ports, sizeof(*sw.ports));
 	sw.rxmem = malloc((size_t)VS_BATCH * sw.cfg.max_frame);
-	if (!sw.ports || !sw.rxmem || vs_fdb_init(&sw.fdb, sw.cfg.fdb_max) < 0) {
+	if (sw.cfg.vnet_path)
+		sw.vnet_rxmem = malloc((size_t)VS_BATCH *
+				       (VS_VNET_HDR_LEN + VS_VNET_FRAME_MAX));
+	if (!sw.ports || !sw.rxmem || (sw.cfg.vnet_path && !sw.vnet_rxmem) ||
+	    vs_fdb_init(&sw.fdb, sw.cfg.fdb_max) < 0) {
 		vs_log(NULL, 0, "out of memory");
 		goto out_mem;
 	}
@@ -555,7 +579,8 @@ out_listen:
 	vs_port_free_all(&sw);
 out_fds:
 	{
-		int *fds[] = { &sw.dgram_fd, &sw.stream_fd, &sw.seqpacket_fd,
+		int *fds[] = { &sw.dgram_fd, &sw.vnet_fd, &sw.stream_fd,
+			       &sw.seqpacket_fd,
 			       &sw.ctl_fd, &sw.sigfd, &sw.epfd };
 
 		for (i = 0; i < ARRAY_SIZE(fds); i++)
@@ -565,6 +590,7 @@ out_fds:
 out_mem:
 	vs_fdb_fini(&sw.fdb);
 	free(sw.rxmem);
+	free(sw.vnet_rxmem);
 	free(sw.ports);
 	return ret;
 }

@@ -16,19 +16,21 @@
 #define FLUSH_ROUNDS		64
 #define EPOLL_EVENTS		64
 
-void vs_mmsg_dgram_rx(struct vs_switch *sw)
+/* Take batches off the plain dgram socket, or the --vnet one. */
+void vs_mmsg_dgram_rx(struct vs_switch *sw, bool vnet)
 {
+	int fd = vnet ? sw->vnet_fd : sw->dgram_fd;
 	struct mmsghdr mm[VS_BATCH];
 	struct iovec iov[VS_BATCH];
 	int round, i, r;
 
 	for (round = 0; round < RX_BATCHES_PER_EVENT; round++) {
-		vs_rx_batch_init(sw, mm, iov, true);
-		r = recvmmsg(sw->dgram_fd, mm, VS_BATCH, MSG_DONTWAIT, NULL);
+		vs_rx_batch_init(sw, mm, iov, vnet, true);
+		r = recvmmsg(fd, mm, VS_BATCH, MSG_DONTWAIT, NULL);
 		if (r <= 0)
 			return;
 		for (i = 0; i < r; i++)
-			vs_dgram_input(sw, &sw->rxaddr[i],
+			vs_dgram_input(sw, vnet, &sw->rxaddr[i],
 				       mm[i].msg_hdr.msg_namelen,
 				       vs_cmsg_cred(&mm[i].msg_hdr),
 				       iov[i].iov_base, mm[i].msg_len,
@@ -40,22 +42,25 @@ void vs_mmsg_dgram_rx(struct vs_switch *sw)
 	}
 }
 
-static bool dgram_ready(const struct vs_switch *sw, const struct vs_port *p)
+static bool dgram_ready(const struct vs_switch *sw, const struct vs_port *p,
+			bool vnet)
 {
-	return p && !p->dead && p->type == VS_PORT_DGRAM && p->txq.count &&
-	       p->retry_at_ms <= sw->now_ms;
+	return p && !p->dead && p->type == VS_PORT_DGRAM && p->vnet == vnet &&
+	       p->txq.count && p->retry_at_ms <= sw->now_ms;
 }
 
 /*
- * Gather the queues of every dgram peer that may be sent to into one
- * sendmmsg. A peer whose queue is full answers EAGAIN; it backs off on its
- * own and the others keep going, so one stopped guest blocks nobody.
+ * Gather the queues of every dgram peer of one socket that may be sent to
+ * into one sendmmsg. A peer whose queue is full answers EAGAIN; it backs
+ * off on its own and the others keep going, so one stopped guest blocks
+ * nobody. Peers of the --vnet socket get the header in front.
  */
-void vs_mmsg_flush_dgram(struct vs_switch *sw)
+static void flush_sock(struct vs_switch *sw, bool vnet)
 {
+	int fd = vnet ? sw->vnet_fd : sw->dgram_fd;
 	struct vs_port *owner[VS_BATCH];
 	struct mmsghdr mm[VS_BATCH];
-	struct iovec iov[VS_BATCH];
+	struct iovec iov[VS_BATCH][2];
 	unsigned int i, j, n;
 	int round, r;
 
@@ -64,16 +69,21 @@ void vs_mmsg_flush_dgram(struct vs_switch *sw)
 		for (i = 0; i < sw->nports && n < VS_BATCH; i++) {
 			struct vs_port *p = sw->ports[i];
 
-			if (!dgram_ready(sw, p))
+			if (!dgram_ready(sw, p, vnet))
 				continue;
 			for (j = 0; j < p->txq.count && n < VS_BATCH; j++, n++) {
 				struct vs_buf *b = vs_queue_peek(p, j);
+				struct iovec *v = iov[n];
 
 				memset(&mm[n], 0, sizeof(mm[n]));
-				iov[n].iov_base = b->data;
-				iov[n].iov_len = b->len;
-				mm[n].msg_hdr.msg_iov = &iov[n];
-				mm[n].msg_hdr.msg_iovlen = 1;
+				if (vnet) {
+					v->iov_base = b->vnet;
+					v++->iov_len = sizeof(b->vnet);
+				}
+				v->iov_base = b->data;
+				v->iov_len = b->len;
+				mm[n].msg_hdr.msg_iov = iov[n];
+				mm[n].msg_hdr.msg_iovlen = vnet ? 2 : 1;
 				mm[n].msg_hdr.msg_name = &p->addr;
 				mm[n].msg_hdr.msg_namelen = p->addrlen;
 				owner[n] = p;
@@ -82,7 +92,7 @@ void vs_mmsg_flush_dgram(struct vs_switch *sw)
 		if (!n)
 			return;
 
-		r = sendmmsg(sw->dgram_fd, mm, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		r = sendmmsg(fd, mm, n, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (r > 0) {
 			for (i = 0; i < (unsigned int)r; i++) {
 				vs_dgram_unblocked(owner[i]);
@@ -103,6 +113,14 @@ void vs_mmsg_flush_dgram(struct vs_switch *sw)
 			vs_queue_pop(owner[0]);
 		}
 	}
+}
+
+void vs_mmsg_flush_dgram(struct vs_switch *sw)
+{
+	if (sw->dgram_fd >= 0)
+		flush_sock(sw, false);
+	if (sw->vnet_fd >= 0)
+		flush_sock(sw, true);
 }
 
 static int mmsg_init(struct vs_switch *sw)

@@ -30,26 +30,56 @@
 
 /* ---- frame buffers and queues ---------------------------------------- */
 
-struct vs_buf *vs_buf_new(const void *data, unsigned int len)
+struct vs_buf *vs_buf_alloc(unsigned int len)
 {
 	struct vs_buf *b = malloc(sizeof(*b) + len);
 
 	if (!b)
 		return NULL;
+	memset(b, 0, sizeof(*b));
 	b->refcnt = 1;
 	b->len = len;
 	b->hdr[0] = len >> 24;
 	b->hdr[1] = len >> 16;
 	b->hdr[2] = len >> 8;
 	b->hdr[3] = len;
+	return b;
+}
+
+/* A frame, and for one from a --vnet port its header and what it says */
+struct vs_buf *vs_buf_new(const void *data, unsigned int len,
+			  const uint8_t *vnet, const struct vs_gso *gso)
+{
+	struct vs_buf *b = vs_buf_alloc(len);
+
+	if (!b)
+		return NULL;
+	if (vnet) {
+		memcpy(b->vnet, vnet, sizeof(b->vnet));
+		b->gso = *gso;
+	}
 	memcpy(b->data, data, len);
 	return b;
 }
 
+void vs_buf_drop_segs(struct vs_buf *b)
+{
+	struct vs_buf *s, *next;
+
+	for (s = b->seg; s; s = next) {
+		next = s->next;
+		vs_buf_put(s);
+	}
+	b->seg = NULL;
+	b->nseg = 0;
+}
+
 void vs_buf_put(struct vs_buf *b)
 {
-	if (--b->refcnt == 0)
-		free(b);
+	if (--b->refcnt)
+		return;
+	vs_buf_drop_segs(b);
+	free(b);
 }
 
 bool vs_queue_push(struct vs_port *p, struct vs_buf *b)
@@ -167,7 +197,7 @@ err_port:
 
 const char *vs_port_type_name(const struct vs_port *p)
 {
-	return port_type_name[p->type];
+	return p->vnet ? "vnet" : port_type_name[p->type];
 }
 
 /*
@@ -272,9 +302,13 @@ static void addr_name(char *out, size_t outlen, const struct sockaddr_un *a,
 	out[o] = '\0';
 }
 
-/* Find the port of a dgram sender, creating it on its first frame. */
+/*
+ * Find the port of a dgram sender, creating it on its first frame. The
+ * socket it sent to says whether its frames carry virtio-net headers.
+ */
 struct vs_port *vs_dgram_peer(struct vs_switch *sw,
-			      const struct sockaddr_un *addr, socklen_t len)
+			      const struct sockaddr_un *addr, socklen_t len,
+			      bool vnet)
 {
 	char name[VS_NAME_LEN];
 	struct vs_port *p;
@@ -291,7 +325,7 @@ struct vs_port *vs_dgram_peer(struct vs_switch *sw,
 	for (i = 0; i < sw->nports; i++) {
 		p = sw->ports[i];
 		if (p && p->type == VS_PORT_DGRAM && !p->dead &&
-		    p->addr_hash == h && p->addrlen == len &&
+		    p->addr_hash == h && p->addrlen == len && p->vnet == vnet &&
 		    !memcmp(&p->addr, addr, len))
 			return p;
 	}
@@ -302,7 +336,14 @@ struct vs_port *vs_dgram_peer(struct vs_switch *sw,
 	memcpy(&p->addr, addr, len);
 	p->addrlen = len;
 	p->addr_hash = h;
+	p->vnet = vnet;
 	return p;
+}
+
+/* The socket a dgram peer sent to, which is the one that answers it. */
+int vs_dgram_fd(const struct vs_switch *sw, const struct vs_port *p)
+{
+	return p->vnet ? sw->vnet_fd : sw->dgram_fd;
 }
 
 /* ---- sender credentials ------------------------------------------------ */
@@ -356,9 +397,10 @@ const struct ucred *vs_cmsg_cred(const struct msghdr *mh)
 	return NULL;
 }
 
-void vs_dgram_input(struct vs_switch *sw, const struct sockaddr_un *addr,
-		    socklen_t alen, const struct ucred *cred,
-		    const uint8_t *data, size_t len, bool truncated)
+void vs_dgram_input(struct vs_switch *sw, bool vnet,
+		    const struct sockaddr_un *addr, socklen_t alen,
+		    const struct ucred *cred, const uint8_t *data, size_t len,
+		    bool truncated)
 {
 	struct vs_port *p;
 
@@ -367,14 +409,17 @@ void vs_dgram_input(struct vs_switch *sw, const struct sockaddr_un *addr,
 		sw->st.cred_refused++;
 		return;
 	}
-	p = vs_dgram_peer(sw, addr, alen);
+	p = vs_dgram_peer(sw, addr, alen, vnet);
 	if (!p)
 		return;
 	if (truncated) {
 		p->st.rx_oversize++;
 		return;
 	}
-	vs_forward(sw, p, data, len);
+	if (vnet)
+		vs_forward_vnet(sw, p, data, len);
+	else
+		vs_forward(sw, p, data, len);
 }
 
 /* A dgram peer whose address answers like this is gone for good. */
@@ -663,14 +708,16 @@ void vs_flush_all(struct vs_switch *sw)
 
 /* Point a recvmmsg batch at the shared rx scratch memory. */
 void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
-		      struct iovec *iov, bool names)
+		      struct iovec *iov, bool vnet, bool names)
 {
-	size_t slot = sw->cfg.max_frame;
+	size_t slot = vnet ? VS_VNET_HDR_LEN + VS_VNET_FRAME_MAX :
+		      sw->cfg.max_frame;
+	uint8_t *mem = vnet ? sw->vnet_rxmem : sw->rxmem;
 	int i;
 
 	memset(mm, 0, VS_BATCH * sizeof(*mm));
 	for (i = 0; i < VS_BATCH; i++) {
-		iov[i].iov_base = sw->rxmem + i * slot;
+		iov[i].iov_base = mem + i * slot;
 		iov[i].iov_len = slot;
 		mm[i].msg_hdr.msg_iov = &iov[i];
 		mm[i].msg_hdr.msg_iovlen = 1;
@@ -744,7 +791,7 @@ static void seqpacket_input(struct vs_switch *sw, struct vs_port *p,
 	struct iovec iov[VS_BATCH];
 	int i, r;
 
-	vs_rx_batch_init(sw, mm, iov, false);
+	vs_rx_batch_init(sw, mm, iov, false, false);
 	r = recvmmsg(p->fd, mm, VS_BATCH, MSG_DONTWAIT, NULL);
 	if (r < 0) {
 		if (errno != EAGAIN && errno != EINTR)

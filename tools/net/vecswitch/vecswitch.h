@@ -12,6 +12,12 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <linux/virtio_net.h>
+
+/* UDP segmentation offload (Linux 5.18); older headers lack the name */
+#ifndef VIRTIO_NET_HDR_GSO_UDP_L4
+#define VIRTIO_NET_HDR_GSO_UDP_L4	5
+#endif
 
 struct ucred;
 
@@ -19,6 +25,10 @@ struct ucred;
 
 #define ETH_HLEN_MIN		14	/* dst + src + ethertype */
 #define VS_MAX_FRAME_LIMIT	65535
+/* --vnet ports: the header, and a super-frame of 64 KiB with its L2 header */
+#define VS_VNET_HDR_LEN		10
+#define VS_VNET_FRAME_MAX	(65536 + 18)
+#define VS_GSO_MAX_SEGS		1024
 #define VS_BATCH		64	/* frames per recvmmsg/sendmmsg */
 #define VS_NAME_LEN		128
 #define VS_ALLOW_MAX		32	/* ids in --allow-uid / --allow-gid */
@@ -31,6 +41,7 @@ struct ucred;
 
 struct vs_config {
 	const char *dgram_path;
+	const char *vnet_path;
 	const char *stream_path;
 	const char *seqpacket_path;
 	const char *ctl_path;
@@ -58,15 +69,38 @@ struct vs_config {
 
 /* ---- frames and queues ------------------------------------------------ */
 
+/* What a --vnet port's header says, and where the frame's headers are */
+struct vs_gso {
+	uint8_t flags;			/* VIRTIO_NET_HDR_F_* */
+	uint8_t type;			/* VIRTIO_NET_HDR_GSO_*, ECN bit off */
+	bool tcp;
+	bool v6;
+	uint16_t gso_size;
+	uint16_t csum_start;
+	uint16_t csum_offset;
+	uint16_t l3;			/* offsets, for super-frames only */
+	uint16_t l4;
+	uint16_t hlen;
+};
+
 /*
  * One received frame, shared by every port it is queued on (a flood queues
  * the same buffer N times). hdr holds the stream framing so that a stream
- * port can write header and frame with one writev.
+ * port can write header and frame with one writev; vnet the virtio-net
+ * header a --vnet port gets (all zero for frames from other ports). A
+ * frame that still needs its checksum or cutting into segments gets its
+ * plain form made once, the first time a port without headers wants it:
+ * seg, a list through next, holding a reference on each.
  */
 struct vs_buf {
 	unsigned int refcnt;
 	unsigned int len;
 	uint8_t hdr[4];
+	uint8_t vnet[VS_VNET_HDR_LEN];
+	struct vs_gso gso;
+	struct vs_buf *seg;
+	struct vs_buf *next;
+	unsigned int nseg;
 	uint8_t data[];
 };
 
@@ -89,6 +123,8 @@ struct vs_port_stats {
 	uint64_t rx_bad_src;
 	uint64_t rx_mac_lock;
 	uint64_t rx_bad_len;
+	uint64_t rx_bad_vnet;
+	uint64_t rx_gso;
 	uint64_t rx_errors;
 	uint64_t tx_queue_full;
 	uint64_t tx_errors;
@@ -116,6 +152,9 @@ struct vs_sw_stats {
 	uint64_t dead_peers;		/* dgram peers gone (ENOENT/ECONNREFUSED) */
 	uint64_t stream_bad_len;	/* connections dropped for a bad length */
 	uint64_t cred_refused;		/* frames/connections of a user not allowed */
+	uint64_t gso_frames;		/* super-frames cut for ports without headers */
+	uint64_t gso_segments;		/* the frames that made */
+	uint64_t csum_filled;		/* checksums finished for them */
 };
 
 extern const struct vs_stat_desc vs_sw_stat_desc[];
@@ -139,6 +178,7 @@ struct vs_port {
 	bool dead;			/* removed; freed at the end of the loop turn */
 	bool want_out;			/* EPOLLOUT armed */
 	bool locked;			/* --mac-lock: lock_mac is set */
+	bool vnet;			/* dgram peer of --vnet: frames carry headers */
 	uint8_t lock_mac[6];
 	char name[VS_NAME_LEN];
 
@@ -219,6 +259,7 @@ struct vs_switch {
 	int epfd;
 	int sigfd;
 	int dgram_fd;
+	int vnet_fd;
 	int stream_fd;
 	int seqpacket_fd;
 	int ctl_fd;
@@ -234,6 +275,7 @@ struct vs_switch {
 
 	/* rx scratch for dgram/seqpacket batches */
 	uint8_t *rxmem;
+	uint8_t *vnet_rxmem;		/* VS_BATCH slots of header + super-frame */
 	struct sockaddr_un rxaddr[VS_BATCH];
 	/* SCM_CREDENTIALS of each datagram in a batch, with --allow-* */
 	uint64_t rxctl[VS_BATCH][VS_CRED_CMSG_WORDS];
@@ -248,6 +290,7 @@ struct vs_switch {
 enum vs_ev_kind {
 	VS_EV_SIGNAL,
 	VS_EV_DGRAM,
+	VS_EV_VNET,
 	VS_EV_STREAM_LISTEN,
 	VS_EV_SEQPACKET_LISTEN,
 	VS_EV_CTL_LISTEN,
@@ -269,7 +312,10 @@ void vs_dispatch(struct vs_switch *sw, uint64_t tag, uint32_t events);
 int vs_epoll_add(struct vs_switch *sw, int fd, uint64_t tag, uint32_t events);
 
 /* port.c */
-struct vs_buf *vs_buf_new(const void *data, unsigned int len);
+struct vs_buf *vs_buf_alloc(unsigned int len);
+struct vs_buf *vs_buf_new(const void *data, unsigned int len,
+			  const uint8_t *vnet, const struct vs_gso *gso);
+void vs_buf_drop_segs(struct vs_buf *b);
 void vs_buf_put(struct vs_buf *b);
 struct vs_port *vs_port_new(struct vs_switch *sw, enum vs_port_type type,
 			    int fd, const char *name);
@@ -278,7 +324,9 @@ const char *vs_port_type_name(const struct vs_port *p);
 void vs_port_reap(struct vs_switch *sw);
 void vs_port_free_all(struct vs_switch *sw);
 struct vs_port *vs_dgram_peer(struct vs_switch *sw,
-			      const struct sockaddr_un *addr, socklen_t len);
+			      const struct sockaddr_un *addr, socklen_t len,
+			      bool vnet);
+int vs_dgram_fd(const struct vs_switch *sw, const struct vs_port *p);
 bool vs_queue_push(struct vs_port *p, struct vs_buf *b);
 struct vs_buf *vs_queue_peek(const struct vs_port *p, unsigned int i);
 void vs_queue_pop(struct vs_port *p);
@@ -293,19 +341,28 @@ void vs_port_event(struct vs_switch *sw, struct vs_port *p, uint32_t events);
 void vs_accept(struct vs_switch *sw, int lfd, enum vs_port_type type);
 int vs_tap_open(struct vs_switch *sw, const char *ifname);
 void vs_stream_rx(struct vs_switch *sw, struct vs_port *p);
-void vs_dgram_input(struct vs_switch *sw, const struct sockaddr_un *addr,
-		    socklen_t alen, const struct ucred *cred,
-		    const uint8_t *data, size_t len, bool truncated);
+void vs_dgram_input(struct vs_switch *sw, bool vnet,
+		    const struct sockaddr_un *addr, socklen_t alen,
+		    const struct ucred *cred, const uint8_t *data, size_t len,
+		    bool truncated);
 bool vs_cred_check(const struct vs_config *cfg);
 bool vs_cred_allowed(const struct vs_config *cfg, const struct ucred *cred);
 const struct ucred *vs_cmsg_cred(const struct msghdr *mh);
 int vs_next_retry_ms(struct vs_switch *sw);
 void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
-		      struct iovec *iov, bool names);
+		      struct iovec *iov, bool vnet, bool names);
 
 /* forward.c */
 void vs_forward(struct vs_switch *sw, struct vs_port *in,
 		const uint8_t *frame, unsigned int len);
+void vs_forward_vnet(struct vs_switch *sw, struct vs_port *in,
+		     const uint8_t *hdr, unsigned int len);
+
+/* gso.c */
+int vs_vnet_parse(const uint8_t *hdr, const uint8_t *frame, unsigned int len,
+		  unsigned int max_frame, struct vs_gso *g);
+bool vs_buf_needs_plain(const struct vs_buf *b);
+int vs_buf_plain(struct vs_switch *sw, struct vs_buf *b);
 
 /* fdb.c */
 int vs_fdb_init(struct vs_fdb *fdb, unsigned int max);
@@ -335,7 +392,7 @@ int vs_sockaddr_un(struct sockaddr_un *sa, socklen_t *len, const char *path);
 /* mmsg.c / io_uring.c */
 extern const struct vs_io_ops vs_io_mmsg;
 extern const struct vs_io_ops vs_io_uring;
-void vs_mmsg_dgram_rx(struct vs_switch *sw);
+void vs_mmsg_dgram_rx(struct vs_switch *sw, bool vnet);
 void vs_mmsg_flush_dgram(struct vs_switch *sw);
 
 #endif /* VECSWITCH_H */

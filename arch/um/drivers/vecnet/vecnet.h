@@ -239,6 +239,8 @@ struct vecnet_dev {
 	struct vecnet_config cfg;
 	const struct vecnet_transport *transport;
 	void *tpriv;
+	/* VECNET_TF_*: the transport's, and what its options added */
+	u32 flags;
 
 	int fd;
 	/* Transmit descriptor when it is not fd (hybrid), else -1 */
@@ -277,6 +279,7 @@ struct vecnet_dev {
 	struct vecnet_xstats xstats;
 };
 
+void vecnet_add_flags(struct vecnet_dev *vn, u32 flags);
 void vecnet_peer_lost(struct vecnet_dev *vn);
 void vecnet_xstats_inc(struct vecnet_dev *vn, u64_stats_t *ctr);
 void vecnet_set_ethtool_ops(struct net_device *dev);

@@ -98,7 +98,7 @@ static void vecnet_kick(struct vecnet_dev *vn)
 
 static int vecnet_recv_batch(struct vecnet_dev *vn, unsigned int n)
 {
-	if (vn->transport->flags & VECNET_TF_CHARDEV)
+	if (vn->flags & VECNET_TF_CHARDEV)
 		return vecnet_user_readv_batch(vn->fd, vn->rx.msgs, n);
 	return vecnet_user_recvmmsg(vn->fd, vn->rx.msgs, n);
 }
@@ -111,7 +111,7 @@ static int vecnet_tx_fd(const struct vecnet_dev *vn)
 static int vecnet_send_batch(struct vecnet_dev *vn, unsigned int first,
 			     unsigned int n)
 {
-	if (vn->transport->flags & (VECNET_TF_CHARDEV | VECNET_TF_TX_CHARDEV))
+	if (vn->flags & (VECNET_TF_CHARDEV | VECNET_TF_TX_CHARDEV))
 		return vecnet_user_writev_batch(vecnet_tx_fd(vn),
 						&vn->tx.msgs[first], n);
 	return vecnet_user_sendmmsg(vn->fd, &vn->tx.msgs[first], n);
@@ -305,7 +305,7 @@ static void vecnet_rx_frame(struct vecnet_dev *vn, unsigned int i)
 			len -= extra;
 		}
 	}
-	if ((vn->transport->flags & VECNET_TF_VNET_HDR) &&
+	if ((vn->flags & VECNET_TF_VNET_HDR) &&
 	    vecnet_rx_vnet_hdr(vn, skb, vn->rx.hdrs + i * vn->rx_hdr_len)) {
 		dev_kfree_skb_any(skb);
 		dev_dstats_rx_dropped(dev);
@@ -784,7 +784,7 @@ static int vecnet_rings_alloc(struct vecnet_dev *vn)
 
 	rx->buf_len = vn->dev->mtu + ETH_HLEN + VLAN_HLEN;
 	if ((vn->dev->features & NETIF_F_GRO_HW) ||
-	    (vn->transport->flags & VECNET_TF_RX_GSO))
+	    (vn->flags & VECNET_TF_RX_GSO))
 		rx->buf_len = max_t(unsigned int, rx->buf_len, VECNET_GSO_FRAME);
 	/* Header options beyond the fixed part land in front of the frame */
 	if (vn->transport->verify_header)
@@ -1045,6 +1045,28 @@ static struct vecnet_dev *vecnet_find(u32 index)
 	return NULL;
 }
 
+/*
+ * The transport's flags, or more that its options turn on (unixdgram's
+ * vnet=1): a virtio_net_hdr on every frame brings the offloads with it.
+ */
+void vecnet_add_flags(struct vecnet_dev *vn, u32 flags)
+{
+	struct net_device *dev = vn->dev;
+
+	vn->flags |= flags;
+	if (flags & VECNET_TF_VNET_HDR) {
+		vn->rx_hdr_len = sizeof(struct virtio_net_hdr);
+		vn->tx_hdr_len = sizeof(struct virtio_net_hdr);
+		dev->hw_features |= VECNET_VNET_FEATURES | NETIF_F_GRO_HW;
+		dev->features |= VECNET_VNET_FEATURES;
+	}
+	/* Super-frames come whether asked for or not: rx-gro-hw is fixed on */
+	if (flags & VECNET_TF_RX_GSO) {
+		dev->hw_features &= ~NETIF_F_GRO_HW;
+		dev->features |= NETIF_F_GRO_HW;
+	}
+}
+
 static void vecnet_dev_init(struct net_device *dev,
 			    const struct vecnet_config *cfg)
 {
@@ -1077,17 +1099,7 @@ static void vecnet_dev_init(struct net_device *dev,
 	dev->priv_flags |= IFF_LIVE_ADDR_CHANGE;
 	dev->hw_features = NETIF_F_SG;
 	dev->features = NETIF_F_SG;
-	if (cfg->transport->flags & VECNET_TF_VNET_HDR) {
-		vn->rx_hdr_len = sizeof(struct virtio_net_hdr);
-		vn->tx_hdr_len = sizeof(struct virtio_net_hdr);
-		dev->hw_features |= VECNET_VNET_FEATURES | NETIF_F_GRO_HW;
-		dev->features |= VECNET_VNET_FEATURES;
-	}
-	/* Super-frames come whether asked for or not: rx-gro-hw is fixed on */
-	if (cfg->transport->flags & VECNET_TF_RX_GSO) {
-		dev->hw_features &= ~NETIF_F_GRO_HW;
-		dev->features |= NETIF_F_GRO_HW;
-	}
+	vecnet_add_flags(vn, cfg->transport->flags);
 	if (cfg->have_mac)
 		eth_hw_addr_set(dev, cfg->mac);
 	else

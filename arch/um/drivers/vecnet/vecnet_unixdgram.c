@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * vecnet: the unixdgram transport.  One raw Ethernet frame per AF_UNIX
- * datagram, no header: the framing of QEMU's -netdev dgram.
+ * datagram, no header: the framing of QEMU's -netdev dgram.  With vnet=1
+ * a virtio_net_hdr leads every frame, so that TSO super-frames of up to
+ * 64 KiB and checksum offload cross in one datagram (vecswitch --vnet).
  *
- *	vecN:transport=unixdgram,path=PEER[,local=PATH]
+ *	vecN:transport=unixdgram,path=PEER[,local=PATH][,vnet=1]
  *
  * The socket binds @local (by default vecN.sock in the guest's uml_dir)
  * and connect()s to @path.  Connecting matters: the host sends a
@@ -31,6 +33,7 @@ static const struct vecnet_key vecnet_unixdgram_keys[] = {
 	  .max = VECNET_UNIX_PATH_MAX - 1, .required = true },
 	{ .name = "local", .type = VECNET_KEY_STR,
 	  .max = VECNET_UNIX_PATH_MAX - 1 },
+	{ .name = "vnet", .type = VECNET_KEY_BOOL, .max = 1 },
 	{ }
 };
 
@@ -65,6 +68,8 @@ static int vecnet_unixdgram_setup(struct vecnet_dev *vn,
 		goto bad;
 	}
 	vn->tpriv = ud;
+	if (vecnet_arg_u32(args, "vnet", 0))
+		vecnet_add_flags(vn, VECNET_TF_VNET_HDR | VECNET_TF_RX_GSO);
 	return 0;
 
 bad:
@@ -76,6 +81,9 @@ bad:
 static int vecnet_unixdgram_sndbuf(struct vecnet_dev *vn)
 {
 	u64 frame = SKB_TRUESIZE(vn->dev->mtu + ETH_HLEN + VLAN_HLEN);
+
+	if (vn->flags & VECNET_TF_VNET_HDR)
+		frame = SKB_TRUESIZE(VECNET_GSO_FRAME + vn->tx_hdr_len);
 
 	return min_t(u64, frame * vn->depth, INT_MAX / 2);
 }

@@ -74,10 +74,12 @@ int vecnet_user_unix_dgram(const char *local, int sndbuf)
 
 	/*
 	 * Every datagram stays charged to the sender's buffer until the
-	 * peer reads it, so this bounds the bytes in flight.  The host caps
-	 * it at net.core.wmem_max; a smaller buffer still works.
+	 * peer reads it, so this bounds the bytes in flight.  Without
+	 * CAP_NET_ADMIN the host caps it at net.core.wmem_max; a smaller
+	 * buffer still works.
 	 */
-	if (sndbuf > 0)
+	if (sndbuf > 0 &&
+	    setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf)))
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 
 	err = unix_bind(fd, &sun);

@@ -119,6 +119,7 @@ void fz_switch_init(struct vs_switch *sw, uint8_t flags)
 	sw->epfd = -1;
 	sw->sigfd = -1;
 	sw->dgram_fd = -1;
+	sw->vnet_fd = -1;
 	sw->stream_fd = -1;
 	sw->seqpacket_fd = -1;
 	sw->ctl_fd = -1;
@@ -164,7 +165,7 @@ void fz_drain(struct vs_switch *sw)
 uint64_t fz_forwarded(const struct vs_port *p)
 {
 	return p->st.rx_frames + p->st.rx_runt + p->st.rx_oversize +
-	       p->st.rx_bad_src + p->st.rx_mac_lock;
+	       p->st.rx_bad_src + p->st.rx_mac_lock + p->st.rx_bad_vnet;
 }
 
 void fz_check(struct vs_switch *sw)
@@ -202,7 +203,10 @@ void fz_check(struct vs_switch *sw)
 
 			FZ_ASSERT(b->refcnt >= 1);
 			FZ_ASSERT(b->len >= ETH_HLEN_MIN &&
-				  b->len <= sw->cfg.max_frame);
+				  b->len <= (p->vnet ? VS_VNET_FRAME_MAX :
+					     sw->cfg.max_frame));
+			/* a port without headers gets finished frames only */
+			FZ_ASSERT(p->vnet || !vs_buf_needs_plain(b));
 		}
 	}
 }

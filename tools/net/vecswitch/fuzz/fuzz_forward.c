@@ -9,7 +9,8 @@
  * Input: one byte of switch options, then operations:
  *   0x00-0x7f  a frame: sender (dgram address or port) from the low bits,
  *              its credentials (for dgram) from bits 3-5, then a 16-bit
- *              length and that many frame bytes
+ *              length and that many frame bytes (for sender 4, a --vnet
+ *              port, the virtio-net header first)
  *   0x80-0x9f  time passes (next byte, in units of 4 s), then a sweep
  *   0xa0-0xbf  every queue drains (frames "sent")
  *   0xc0-0xdf  a port is removed; dead ports are reaped
@@ -25,6 +26,7 @@
 #include "fuzz_common.h"
 
 #define NADDR	6
+#define VNET_ALEN	(offsetof(struct sockaddr_un, sun_path) + 3)
 
 static void dgram_addr(struct sockaddr_un *sa, socklen_t *len, unsigned int i)
 {
@@ -70,7 +72,9 @@ static void frame_in(struct vs_switch *sw, struct vs_port *in,
 	uint64_t fwd;
 
 	if (!in) {
-		vs_dgram_input(sw, sa, alen, cred, frame, len, trunc);
+		/* the sender at g4 is on the --vnet socket */
+		vs_dgram_input(sw, alen == VNET_ALEN && sa->sun_path[1] == '4',
+			       sa, alen, cred, frame, len, trunc);
 		/* a refused sender is counted and never becomes a port */
 		if (!vs_cred_allowed(&sw->cfg, cred)) {
 			FZ_ASSERT(sw->st.cred_refused == refused + 1);

@@ -9,7 +9,7 @@
 #
 #   run-fuzz.sh [--bin-dir DIR] [--seconds N] [--keep DIR] [TARGET...]
 #
-# TARGET is forward, stream or ctl (default: all). FUZZ_SECONDS sets the
+# TARGET is forward, stream, ctl or gso (default: all). FUZZ_SECONDS sets the
 # default time per target (60).
 set -u
 
@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
 	*) targets+=("$1"); shift ;;
 	esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(forward stream ctl)
+[ ${#targets[@]} -gt 0 ] || targets=(forward stream ctl gso)
 case $seconds in
 ''|*[!0-9]*) echo "run-fuzz.sh: --seconds wants a whole number" >&2; exit 2 ;;
 esac

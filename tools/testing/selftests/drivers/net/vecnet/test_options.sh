@@ -54,6 +54,8 @@ cases=(
 	"36|transport=fd|option 'fd': required by transport fd"
 	"37|transport=fd,fd=2|option 'fd': 2 is out of range 3..2147483647"
 	"38|transport=bess,dst=$long|option 'dst': longer than 107 bytes"
+	"39|$u,vnet=2|option 'vnet': 2 is out of range 0..1"
+	"40|transport=tap,ifname=t0,vnet=1|option 'vnet': unknown for transport tap"
 )
 args=()
 for c in "${cases[@]}"; do
@@ -64,7 +66,7 @@ done
 args+=(-a "vecx:$u" -a "vec26=$u,local=$TEST_TMP/g26.sock")
 # Good ones: hex and decimal values, a MAC, an MTU
 args+=(-a "vec30:$u,local=$TEST_TMP/g30.sock,depth=0x80,mtu=9000,mac=02:00:5e:00:00:30,headroom=0,vec=0")
-args+=(-a "vec31:$u,local=$TEST_TMP/g31.sock")
+args+=(-a "vec31:$u,local=$TEST_TMP/g31.sock,vnet=1")
 
 script=$(guest_script opts <<'EOS'
 ip -o link show | grep -o 'vec[0-9]*' >links

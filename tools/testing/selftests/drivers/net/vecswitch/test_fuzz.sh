@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build the vecswitch libFuzzer targets (frame intake and forwarding, the
-# stream framer, the control protocol), replay every input that once
+# stream framer, the control protocol, virtio-net headers and software
+# segmentation), replay every input that once
 # crashed them, then fuzz each briefly from the seed corpus. Any crash,
 # sanitizer report or broken invariant fails the test.
 #

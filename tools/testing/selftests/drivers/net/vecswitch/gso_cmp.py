@@ -1,0 +1,285 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Compare vecswitch's software segmentation with the Linux kernel's.
+
+  gso_cmp.py VECSWITCH_VNET_SOCK VECSWITCH_DGRAM_SOCK TX_IF RX_IF WORKDIR
+
+Each case is a frame with a virtio-net header: a TCP or UDP super-frame
+over IPv4 (with and without IP options) or IPv6, or a frame whose
+checksum is left to finish.  The kernel's answer: the frame written with
+its header to a packet socket (PACKET_VNET_HDR) on TX_IF, a veth end with
+every offload off, so that the kernel cuts it and fills in checksums, and
+the pieces read on its peer RX_IF.  vecswitch's answer: the same bytes
+sent to its --vnet socket, and the pieces read by a plain --dgram port.
+Every piece must be equal, byte for byte.
+
+Then the other way (a plain port's frame reaches a --vnet port behind an
+all-zero header) and malformed headers, each of which must be dropped.
+Prints one line per case; exits 1 on the first difference.
+"""
+
+import os
+import select
+import socket
+import struct
+import sys
+import time
+
+SOL_PACKET = 263
+PACKET_VNET_HDR = 15
+ETH_P_ALL = 0x0003
+PACKET_OUTGOING = 4
+
+DST = bytes.fromhex("027665000b02")   # the plain port's guest
+SRC = bytes.fromhex("027665000b01")   # the --vnet port's guest
+IP4 = (bytes([198, 18, 9, 1]), bytes([198, 18, 9, 2]))
+IP6 = (bytes.fromhex("20010db8000900000000000000000001"),
+       bytes.fromhex("20010db8000900000000000000000002"))
+
+F_NEEDS_CSUM = 1
+GSO_NONE, GSO_TCPV4, GSO_UDP, GSO_TCPV6, GSO_UDP_L4 = 0, 1, 3, 4, 5
+GSO_ECN = 0x80
+
+
+def vnet_hdr(flags, gso_type, hdr_len, gso_size, csum_start, csum_offset):
+    return struct.pack("<BBHHHH", flags, gso_type, hdr_len, gso_size,
+                       csum_start, csum_offset)
+
+
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return s
+
+
+def eth(etype):
+    return DST + SRC + struct.pack("!H", etype)
+
+
+def ip4(proto, l4len, opts=b"", ident=0x1234):
+    ihl = 5 + len(opts) // 4
+    h = struct.pack("!BBHHHBBH4s4s", 0x40 | ihl, 0, ihl * 4 + l4len, ident,
+                    0x4000, 64, proto, 0, IP4[0], IP4[1]) + opts
+    return h[:10] + struct.pack("!H", 0xffff ^ csum(h)) + h[12:]
+
+
+def ip6(proto, l4len):
+    return struct.pack("!IHBB16s16s", 0x60000000, l4len, proto, 64,
+                       IP6[0], IP6[1])
+
+
+def pseudo(v6, proto, l4len):
+    """the folded pseudo-header sum, as a sender leaves it for offload"""
+    if v6:
+        p = IP6[0] + IP6[1] + struct.pack("!IxxxB", l4len, proto)
+    else:
+        p = IP4[0] + IP4[1] + struct.pack("!xBH", proto, l4len)
+    return csum(p)
+
+
+def payload(n, seed):
+    return bytes((i * 7 + seed) & 0xff for i in range(n))
+
+
+def tcp_case(v6, size, mss, flags, opts=b""):
+    data = payload(size, mss)
+    l4len = 20 + len(data)
+    l3 = ip6(6, l4len) if v6 else ip4(6, l4len, opts)
+    tcp = struct.pack("!HHIIBBHHH", 40001, 5201, 0xfffff000, 77, 5 << 4,
+                      flags, 1024, pseudo(v6, 6, l4len), 0)
+    frame = eth(0x86dd if v6 else 0x0800) + l3 + tcp + data
+    cs = 14 + len(l3)
+    gt = (GSO_TCPV6 if v6 else GSO_TCPV4) | (GSO_ECN if flags & 0x80 else 0)
+    return vnet_hdr(F_NEEDS_CSUM, gt, cs + 20, mss, cs, 16) + frame
+
+
+def udp_case(v6, size, gso_size):
+    data = payload(size, gso_size)
+    l4len = 8 + len(data)
+    l3 = ip6(17, l4len) if v6 else ip4(17, l4len)
+    udp = struct.pack("!HHHH", 40002, 5202, l4len, pseudo(v6, 17, l4len))
+    frame = eth(0x86dd if v6 else 0x0800) + l3 + udp + data
+    cs = 14 + len(l3)
+    return vnet_hdr(F_NEEDS_CSUM, GSO_UDP_L4, cs + 8, gso_size, cs, 6) + frame
+
+
+def csum_case(size):
+    """one frame, no segmentation, its TCP checksum left to finish"""
+    data = payload(size, 3)
+    l4len = 20 + len(data)
+    tcp = struct.pack("!HHIIBBHHH", 40003, 5203, 1, 2, 5 << 4, 0x18, 1024,
+                      pseudo(False, 6, l4len), 0)
+    return vnet_hdr(F_NEEDS_CSUM, GSO_NONE, 0, 0, 34, 16) + \
+        eth(0x0800) + ip4(6, l4len) + tcp + data
+
+
+CASES = [
+    ("tcp4 64000 B, mss 1448, PSH|FIN", tcp_case(False, 64000, 1448, 0x19)),
+    ("tcp4 with IP options, short tail, CWR", tcp_case(False, 5000, 1000, 0x90,
+                                                       b"\x01\x01\x01\x00")),
+    ("tcp6 30000 B, mss 1428", tcp_case(True, 30000, 1428, 0x18)),
+    ("tcp4 one segment only", tcp_case(False, 700, 1448, 0x18)),
+    ("udp4 segmentation offload", udp_case(False, 8000, 1400)),
+    ("udp6 segmentation offload", udp_case(True, 5001, 1200)),
+    ("checksum only", csum_case(901)),
+]
+
+
+def malformed():
+    """headers that do not describe their frame: every one is dropped"""
+    good = tcp_case(False, 4000, 1000, 0x18)
+    frame = good[10:]
+    hl, cs = 54, 34
+    return [
+        ("gso_size 0", vnet_hdr(1, GSO_TCPV4, hl, 0, cs, 16) + frame),
+        ("hdr_len beyond the frame",
+         vnet_hdr(1, GSO_TCPV4, len(frame) + 1, 1000, cs, 16) + frame),
+        ("UFO, an unknown gso type", vnet_hdr(1, GSO_UDP, hl, 1000, cs, 6) + frame),
+        ("gso type 2", vnet_hdr(1, 2, hl, 1000, cs, 16) + frame),
+        ("csum_offset past the end",
+         vnet_hdr(1, GSO_NONE, 0, 0, cs, len(frame)) + frame),
+        ("csum_start inside the MAC header", vnet_hdr(1, GSO_NONE, 0, 0, 4, 16) + frame),
+        ("TCPv6 type on an IPv4 frame", vnet_hdr(1, GSO_TCPV6, hl, 1000, cs, 16) + frame),
+        ("csum_start not at TCP", vnet_hdr(1, GSO_TCPV4, hl, 1000, cs + 2, 16) + frame),
+        ("gso without NEEDS_CSUM", vnet_hdr(0, GSO_TCPV4, hl, 1000, cs, 16) + frame),
+        ("unknown flag bit", vnet_hdr(0x41, GSO_NONE, 0, 0, cs, 16) + frame),
+        ("segments over --max-frame (gso_size 9500)",
+         vnet_hdr(1, GSO_TCPV4, hl, 9500, cs, 16) +
+         frame[:14] + ip4(6, 20 + 12000) + frame[34:54] + payload(12000, 0)),
+    ]
+
+
+def recv_all(sock, want, deadline, keep):
+    """frames from sock for which keep(frame) holds, until want or deadline"""
+    got = []
+    while len(got) < want and time.monotonic() < deadline:
+        r, _, _ = select.select([sock], [], [], 0.2)
+        if not r:
+            continue
+        data, addr = sock.recvfrom(70000)
+        if len(addr) > 2 and addr[2] == PACKET_OUTGOING:
+            continue
+        if keep(data):
+            got.append(data)
+    return got
+
+
+def ours(frame):
+    return frame[:12] == DST + SRC
+
+
+def kernel_segments(tx_if, rx_if, pkt, want):
+    rx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
+                       socket.htons(ETH_P_ALL))
+    rx.bind((rx_if, 0))
+    tx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    tx.setsockopt(SOL_PACKET, PACKET_VNET_HDR, 1)
+    tx.bind((tx_if, 0))
+    tx.send(pkt)
+    got = recv_all(rx, want, time.monotonic() + 5, ours)
+    # and nothing more after the last one
+    got += recv_all(rx, 1, time.monotonic() + 0.3, ours)
+    rx.close()
+    tx.close()
+    return got
+
+
+class Switch:
+    def __init__(self, vnet_path, dgram_path, work):
+        self.v = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.v.bind(os.path.join(work, "gso-vnet.sock"))
+        self.v.connect(vnet_path)
+        self.d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.d.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+        self.d.bind(os.path.join(work, "gso-dgram.sock"))
+        self.d.connect(dgram_path)
+        # each side announces its MAC so that unicast finds it
+        hello = b"\xff" * 6 + DST + b"\x88\xb5" + b"hello".ljust(46, b"\0")
+        self.d.send(hello)
+        hello = b"\xff" * 6 + SRC + b"\x88\xb5" + b"hello".ljust(46, b"\0")
+        self.v.send(bytes(10) + hello)
+        recv_all(self.d, 1, time.monotonic() + 2, lambda f: True)
+        recv_all(self.v, 1, time.monotonic() + 2, lambda f: True)
+
+    def segments(self, pkt, want):
+        self.v.send(pkt)
+        got = recv_all(self.d, want, time.monotonic() + 5, ours)
+        return got + recv_all(self.d, 1, time.monotonic() + 0.3, ours)
+
+
+def nsegs(pkt):
+    h = struct.unpack("<BBHHHH", pkt[:10])
+    if h[1] & 0x7f == GSO_NONE:
+        return 1
+    frame = pkt[10:]
+    hlen = h[4] + (((frame[h[4] + 12] >> 4) * 4) if h[5] == 16 else 8)
+    return -(-(len(frame) - hlen) // h[3])
+
+
+def hexdiff(a, b):
+    for i in range(min(len(a), len(b))):
+        if a[i] != b[i]:
+            return "first difference at byte %d: %02x against %02x" % \
+                (i, a[i], b[i])
+    return "lengths %d against %d" % (len(a), len(b))
+
+
+def main():
+    vnet_path, dgram_path, tx_if, rx_if, work = sys.argv[1:6]
+    sw = Switch(vnet_path, dgram_path, work)
+    failed = 0
+    for name, pkt in CASES:
+        want = nsegs(pkt)
+        ref = kernel_segments(tx_if, rx_if, pkt, want)
+        got = sw.segments(pkt, want)
+        if len(ref) != want:
+            print("FAIL %s: the kernel gave %d frames, %d expected" %
+                  (name, len(ref), want))
+            failed = 1
+            continue
+        if len(got) != len(ref):
+            print("FAIL %s: vecswitch gave %d frames, the kernel %d" %
+                  (name, len(got), len(ref)))
+            failed = 1
+            continue
+        bad = [i for i in range(len(ref)) if got[i] != ref[i]]
+        if bad:
+            i = bad[0]
+            print("FAIL %s: %d of %d frames differ; frame %d: %s" %
+                  (name, len(bad), len(ref), i, hexdiff(got[i], ref[i])))
+            failed = 1
+            continue
+        print("ok %s: %d frames, identical to the kernel's" % (name, want))
+
+    # a plain port's frame reaches the --vnet port behind a zero header
+    frame = SRC + DST + b"\x88\xb5" + payload(100, 1)
+    sw.d.send(frame)
+    got = recv_all(sw.v, 1, time.monotonic() + 3,
+                   lambda f: f[10:22] == SRC + DST)
+    if got != [bytes(10) + frame]:
+        print("FAIL plain to vnet: %r" % (got[:1],))
+        failed = 1
+    else:
+        print("ok plain to vnet: one frame behind an all-zero header")
+
+    bad = malformed()
+    for _, pkt in bad:
+        sw.v.send(pkt)
+    sw.v.send(b"\x01\x01\x00")     # shorter than a header: a runt
+    got = recv_all(sw.d, 1, time.monotonic() + 0.5, ours)
+    if got:
+        print("FAIL malformed headers: %d frames got through" % len(got))
+        failed = 1
+    else:
+        print("ok %d malformed headers: nothing got through (%s)" %
+              (len(bad), "; ".join(n for n, _ in bad)))
+    # for the caller, who checks the switch's counters
+    print("malformed %d runt 1" % len(bad))
+    return failed
+
+
+if __name__ == "__main__":
+    sys.exit(main())

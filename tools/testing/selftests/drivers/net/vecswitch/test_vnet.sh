@@ -1,0 +1,133 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# GSO across vecswitch: guests a and b on its --vnet socket (unixdgram
+# vnet=1), guest c on the plain --dgram socket. A TCP flow a -> b must
+# cross as super-frames (the switch's rx_gso on a's port, and far more
+# bytes than frames); a flow a -> c must be cut by the switch (gso_frames)
+# and c -> a must arrive through the zero header. With TSO turned off in
+# a (ethtool -K), a sends no super-frames at all.
+
+source "$(dirname "$(readlink -f "$0")")/../../../um/lib.sh"
+require_cmd iperf3 python3
+[ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
+
+exec_in() { local g=$1; shift; "$VECNET_SRC/scripts/uml-exec" -t 120 "$TEST_TMP/$g" -- "$@"; }
+ctl() { env -u LD_PRELOAD "$VECSWITCH" ctl --ctl "$TEST_TMP/ctl" "$@"; }
+# port_stat GUEST COUNTER: a counter of the port whose name is the guest's socket
+port_stat() {
+	ctl stats --json | python3 -c 'import json,sys
+s = json.load(sys.stdin)
+print(sum(p[sys.argv[2]] for p in s["ports"] if p["name"] == sys.argv[1]))' \
+		"$TEST_TMP/$1.sock" "$2"
+}
+sw_stat() {
+	ctl stats --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["switch"][sys.argv[1]])' "$1"
+}
+iperf_mbps() {
+	python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e6))' \
+		"$1" 2>/dev/null || echo 0
+}
+
+ns=$(netns_add vnet)
+declare -A mac=([a]=02:76:65:00:c0:01 [b]=02:76:65:00:c0:02 [c]=02:76:65:00:c0:03)
+declare -A ip=([a]=198.18.6.1 [b]=198.18.6.2 [c]=198.18.6.3)
+declare -A path=([a]=vnet.sock [b]=vnet.sock [c]=dgram.sock)
+declare -A extra=([a]=",vnet=1" [b]=",vnet=1" [c]="")
+
+ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" --vnet "$TEST_TMP/vnet.sock" \
+	--dgram "$TEST_TMP/dgram.sock" --ctl "$TEST_TMP/ctl" 2>"$TEST_TMP/switch.log" &
+swpid=$!
+on_exit "kill $swpid 2>/dev/null"
+wait_for 10 test -S "$TEST_TMP/ctl"
+check_err $? "vecswitch did not start: $(tail -n 3 "$TEST_TMP/switch.log")"
+
+for g in a b c; do
+	"$UML_RUN" -k "$VMLINUX" -n "$ns" -N "vnet-$g-$$" -t 300 -q -o "$TEST_TMP/$g" \
+		-a "vec0:transport=unixdgram,path=$TEST_TMP/${path[$g]},local=$TEST_TMP/$g.sock,mac=${mac[$g]},depth=128${extra[$g]}" \
+		--agent &
+	on_exit "$VECNET_SRC/scripts/uml-exec --stop $TEST_TMP/$g"
+done
+for g in a b c; do
+	exec_in "$g" sh -c "ip addr add ${ip[$g]}/24 dev vec0 && ip link set vec0 up"
+	check_err $? "guest $g did not boot or bring vec0 up"
+done
+[ "$RET" -eq 0 ] || { log_test "GSO across vecswitch"; exit "$RET"; }
+
+exec_in a ethtool -k vec0 >"$TEST_TMP/a.features"
+grep -q '^tcp-segmentation-offload: on' "$TEST_TMP/a.features"
+check_err $? "vnet=1 does not offer TSO: $(grep segmentation "$TEST_TMP/a.features")"
+grep -q '^rx-gro-hw: on \[fixed\]' "$TEST_TMP/a.features"
+check_err $? "vnet=1 does not show rx-gro-hw on and fixed"
+exec_in c ethtool -k vec0 | grep -q '^tcp-segmentation-offload: off'
+check_err $? "a plain unixdgram device offers TSO"
+
+for g in b c; do
+	exec_in a sh -c "for i in \$(seq 1 30); do ping -c 1 -W 1 ${ip[$g]} >/dev/null && exit 0; done; exit 1"
+	check_err $? "a never reached $g"
+done
+for g in a b c; do
+	exec_in "$g" iperf3 -s -D >/dev/null
+	check_err $? "no iperf3 server in $g"
+done
+
+# a -> b: super-frames cross whole
+gso0=$(port_stat a rx_gso)
+f0=$(port_stat a rx_frames)
+b0=$(port_stat a rx_bytes)
+exec_in a iperf3 -c "${ip[b]}" -t 5 -J >"$TEST_TMP/ab.json"
+check_err $? "iperf3 a -> b failed"
+gso=$(( $(port_stat a rx_gso) - gso0 ))
+frames=$(( $(port_stat a rx_frames) - f0 ))
+bytes=$(( $(port_stat a rx_bytes) - b0 ))
+echo "# a -> b (both vnet=1): $(iperf_mbps "$TEST_TMP/ab.json") Mbit/s, $frames frames, $gso super-frames, $((bytes / (frames ? frames : 1))) bytes per frame"
+[ "$gso" -gt 100 ]
+check_err $? "only $gso super-frames crossed from a"
+[ $((bytes / (frames ? frames : 1))) -gt 4000 ]
+check_err $? "frames from a average $((bytes / (frames ? frames : 1))) bytes: not super-frames"
+[ "$(port_stat b rx_bad_vnet)" -eq 0 ] && [ "$(port_stat a rx_bad_vnet)" -eq 0 ]
+check_err $? "the switch refused headers from a guest"
+enc=$(exec_in b ethtool -S vec0 | awk '$1 == "rx_encaps_errors:" { print $2 }')
+[ "${enc:-x}" = 0 ]
+check_err $? "b counted ${enc:-?} rx_encaps_errors"
+
+# b -> a, the same way back
+exec_in a iperf3 -c "${ip[b]}" -t 3 -R -J >"$TEST_TMP/ba.json"
+check_err $? "iperf3 b -> a failed"
+echo "# b -> a: $(iperf_mbps "$TEST_TMP/ba.json") Mbit/s"
+[ "$(iperf_mbps "$TEST_TMP/ba.json")" -gt 0 ]
+check_err $? "b -> a moved nothing"
+
+# a -> c: the switch cuts what a sends; c -> a: plain frames behind a zero header
+seg0=$(sw_stat gso_frames)
+exec_in a iperf3 -c "${ip[c]}" -t 3 -J >"$TEST_TMP/ac.json"
+check_err $? "iperf3 a -> c failed"
+seg=$(( $(sw_stat gso_frames) - seg0 ))
+echo "# a -> c (c plain): $(iperf_mbps "$TEST_TMP/ac.json") Mbit/s, $seg super-frames cut by the switch into $(sw_stat gso_segments) segments so far"
+[ "$seg" -gt 100 ]
+check_err $? "the switch cut only $seg super-frames for c"
+exec_in c iperf3 -c "${ip[a]}" -t 3 -J >"$TEST_TMP/ca.json"
+check_err $? "iperf3 c -> a failed"
+echo "# c -> a: $(iperf_mbps "$TEST_TMP/ca.json") Mbit/s"
+[ "$(iperf_mbps "$TEST_TMP/ca.json")" -gt 0 ]
+check_err $? "c -> a moved nothing"
+
+# ethtool -K tso off: the data path obeys
+exec_in a ethtool -K vec0 tso off tx-tcp6-segmentation off
+check_err $? "ethtool -K vec0 tso off failed"
+gso0=$(port_stat a rx_gso)
+exec_in a iperf3 -c "${ip[b]}" -t 2 -J >"$TEST_TMP/ab2.json"
+check_err $? "iperf3 a -> b without TSO failed"
+gso=$(( $(port_stat a rx_gso) - gso0 ))
+echo "# a -> b with TSO off: $(iperf_mbps "$TEST_TMP/ab2.json") Mbit/s, $gso super-frames"
+[ "$gso" -eq 0 ]
+check_err $? "a sent $gso super-frames with TSO off"
+
+ctl stats | sed 's/^/#   /'
+kill "$swpid" && wait "$swpid"
+check_err $? "vecswitch did not exit cleanly"
+! grep -q "runtime error\|ERROR: AddressSanitizer" "$TEST_TMP/switch.log"
+check_err $? "sanitizer report: $(grep -m3 "runtime error\|AddressSanitizer" "$TEST_TMP/switch.log")"
+
+log_test "GSO across vecswitch: super-frames whole between vnet guests, cut for a plain one"
+exit "$RET"
