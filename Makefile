@@ -9,6 +9,7 @@
 #   make bench      benchmarks against the bundled driver (build/bench/)
 #   make baseline   UML with the kernel's own vector driver (for bench)
 #   make fuzz       run every fuzz target (FUZZ_SECONDS each, default 60)
+#   make soak       10 minutes of traffic through the sanitized switch
 #   make clean      remove build/
 
 BUILD := $(CURDIR)/build
@@ -50,7 +51,10 @@ bench: all baseline
 fuzz: tools
 	@$(MAKE) -s -C tools/net/vecswitch/fuzz O=$(BUILD)/fuzz run FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60)
 
+soak: all
+	@scripts/soak.sh
+
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps kernel baseline tools check demo bench fuzz clean
+.PHONY: all deps kernel baseline tools check demo bench fuzz soak clean

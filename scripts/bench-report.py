@@ -74,6 +74,14 @@ def ratios(recs):
               find(recs, "g2g", "unixdgram-depth128-fwd", "vecswitch"))
     if q is not None:
         out.append({"what": "guest-guest via vecswitch: with headers / without", "ratio": q})
+    q = ratio(find(recs, "vxlan", "g2g-mtu1450", "cross-host"),
+              find(recs, "vxlan", "g2g-mtu1450", "same-host"))
+    if q is not None:
+        out.append({"what": "guest-guest, MTU 1450: across hosts (VXLAN) / one host", "ratio": q})
+    for v, base in (("stopped", "alone"), ("stopped", "flooded"), ("flooded", "alone")):
+        q = ratio(find(recs, "faults", "pair", v), find(recs, "faults", "pair", base))
+        if q is not None:
+            out.append({"what": f"a pair next to a guest {v} / {base}", "ratio": q})
     return out
 
 

@@ -15,7 +15,10 @@
 # through vecswitch, both ways, depth 64 and 128, and with virtio-net
 # headers (vnet=1 on a --vnet socket) at depth 128), idle (one pair's
 # throughput with idle guests attached, switch against --hub), rate (port
-# to port forwarding with 2 idle ports: vecswitch, --hub, vde_switch).
+# to port forwarding with 2 idle ports: vecswitch, --hub, vde_switch),
+# vxlan (a pair on two "hosts" joined by VXLAN against the same pair on
+# one host), faults (a pair alone, next to a guest flooded with UDP, and
+# next to that guest stopped with SIGSTOP).
 
 set -euo pipefail
 
@@ -28,13 +31,14 @@ vecswitch=$build/vecswitch
 runs=${RUNS:-3}
 secs=${SECS:-5}
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(rate transports tunnels g2g idle)
+[ ${#suites[@]} -gt 0 ] || suites=(rate transports tunnels g2g idle vxlan faults)
 vswblast=$build/vswblast
 
 mkdir -p "$out"
 raw=$out/raw.jsonl
 : >"$raw"
 ns=vecnet-bench-$$
+nsb=$ns-b		# the second host of the vxlan suite
 work=$(mktemp -d /tmp/vecnet-bench.XXXXXX)
 pids=()
 
@@ -47,8 +51,8 @@ cleanup() {
 	for p in "${pids[@]}"; do
 		kill -KILL "$p" 2>/dev/null || true
 	done
-	ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null || true
-	ip netns del "$ns" 2>/dev/null || true
+	netns_gone "$ns"
+	netns_gone "$nsb"
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -63,13 +67,21 @@ record() {
 		"$1" "$2" "$3" "$4" "$5" "${6:-null}" >>"$raw"
 }
 
+netns_gone() {
+	ip netns pids "$1" 2>/dev/null | xargs -r kill -KILL 2>/dev/null || true
+	ip netns del "$1" 2>/dev/null || true
+}
+
+# netns_fresh [NAME]: a new, empty $ns (or NAME); the second host goes
 netns_fresh() {
-	ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null || true
-	ip netns del "$ns" 2>/dev/null || true
-	ip netns add "$ns"
-	ip -n "$ns" link set lo up
+	local n=${1:-$ns}
+
+	[ -n "${1:-}" ] || netns_gone "$nsb"
+	netns_gone "$n"
+	ip netns add "$n"
+	ip -n "$n" link set lo up
 	# Datagram receivers queue 512 frames instead of 10 (see the docs)
-	ip netns exec "$ns" sysctl -qw net.unix.max_dgram_qlen=512
+	ip netns exec "$n" sysctl -qw net.unix.max_dgram_qlen=512
 }
 
 # CPU seconds (user + system) a process and its reaped children used
@@ -82,7 +94,7 @@ guest_bg() {
 	local name=$1 kernel=$2 timeout=$3 cmd=$4
 
 	shift 4
-	"$top/scripts/uml-run" -k "$kernel" -n "$ns" -N "$name" -t "$timeout" -q \
+	"$top/scripts/uml-run" -k "$kernel" -n "${guest_ns:-$ns}" -N "$name" -t "$timeout" -q \
 		-o "$work/$name" "$@" -- sh -c "$cmd" &
 	pids+=($!)
 }
@@ -102,6 +114,19 @@ client_cmd() {
 	echo "ip addr add $1/24 dev vec0 && ip link set vec0 up &&
 	      for i in \$(seq 300); do [ -e $3/ready ] && break; sleep 0.1; done &&
 	      ping -c 1 -W 2 $2 >/dev/null; iperf3 -c $2 -t $secs $4 -J >result.json"
+}
+
+# pair_run KERNEL NET SERVER_VEC0 CLIENT_VEC0: guests srv (NET.1; in
+# $srv_ns when set) and cli (NET.2) boot and run one iperf3 flow; its rate
+# goes to $pair_bps
+pair_run() {
+	guest_ns=${srv_ns:-} guest_bg srv "$1" $((secs + 60)) "$(server_cmd "$2.1")" \
+		-a "vec0:$3"
+	guest_bg cli "$1" $((secs + 60)) "$(client_cmd "$2.2" "$2.1" "$work/srv" "")" \
+		-a "vec0:$4"
+	wait "${pids[-1]}" || true
+	wait "${pids[-2]}" || true
+	pair_bps=$(bps_of "$work/cli/result.json")
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'; }
@@ -164,7 +189,7 @@ bench_transports() {
 # of the namespace's loopback; bess: both guests on vecswitch
 # --seqpacket.  The pair runs TCP through that.
 bench_tunnels() {
-	local t variant kernel r bps vals a b
+	local t variant kernel r vals a b
 
 	[ -x "$baseline" ] || die "no $baseline (run 'make baseline')"
 	for t in gre l2tpv3 bess; do
@@ -196,16 +221,9 @@ bench_tunnels() {
 					pids+=($!)
 					for _ in $(seq 50); do [ -S "$work/sp.sock" ] && break; sleep 0.1; done
 				fi
-				guest_bg srv "$kernel" $((secs + 60)) "$(server_cmd 198.18.31.1)" \
-					-a "vec0:$a,mtu=1400"
-				guest_bg cli "$kernel" $((secs + 60)) \
-					"$(client_cmd 198.18.31.2 198.18.31.1 "$work/srv" "")" \
-					-a "vec0:$b,mtu=1400"
-				wait "${pids[-1]}" || true
-				wait "${pids[-2]}" || true
+				pair_run "$kernel" 198.18.31 "$a,mtu=1400" "$b,mtu=1400"
 				[ "$t" != bess ] || kill "${pids[-3]}" 2>/dev/null || true
-				bps=$(bps_of "$work/cli/result.json")
-				vals+=("$bps")
+				vals+=("$pair_bps")
 			done
 			record transports "$t-g2g" "$variant" bit/s \
 				"$(printf '%s\n' "${vals[@]}" | median)"
@@ -308,6 +326,103 @@ bench_idle() {
 	done
 }
 
+# start_switch NS SOCK [flags...]: a vecswitch in NS on SOCK, until it is up
+start_switch() {
+	local n=$1 sock=$2
+
+	shift 2
+	ip netns exec "$n" "$vecswitch" --dgram "$sock" "$@" 2>>"$work/switch.log" &
+	pids+=($!)
+	for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
+}
+
+# --- a pair on two hosts joined by VXLAN, against one host ---------------
+# Each host (namespace) has a bridge holding a VXLAN device on a veth
+# underlay and its switch's tap uplink; both layouts build both hosts and
+# use MTU 1450 in the guests, so that only the crossing differs.
+vxlan_host() {
+	local n=$1 self=$2 other=$3
+
+	ip -n "$n" addr add "$self/24" dev under
+	ip -n "$n" link set under up
+	ip -n "$n" link add br0 type bridge
+	ip -n "$n" link add vx0 type vxlan id 42 dstport 4789 \
+		local "$self" remote "$other" dev under
+	ip -n "$n" link set vx0 master br0
+	ip -n "$n" tuntap add dev vsw0 mode tap
+	ip -n "$n" link set vsw0 mtu 1450 master br0
+	ip -n "$n" link set vx0 up
+	ip -n "$n" link set vsw0 up
+	ip -n "$n" link set br0 up
+	start_switch "$n" "$work/sw-$n.sock" --tap vsw0
+}
+
+bench_vxlan() {
+	local layout r vals there
+
+	for layout in same-host cross-host; do
+		vals=()
+		for r in $(seq 1 "$runs"); do
+			say "vxlan $layout run $r/$runs"
+			netns_fresh
+			netns_fresh "$nsb"
+			rm -rf "${work:?}"/*
+			ip -n "$ns" link add under type veth peer name under netns "$nsb"
+			vxlan_host "$ns" 198.18.40.1 198.18.40.2
+			vxlan_host "$nsb" 198.18.40.2 198.18.40.1
+			there=$ns
+			[ "$layout" = cross-host ] && there=$nsb
+			srv_ns=$there pair_run "$ours" 198.18.41 \
+				"transport=unixdgram,path=$work/sw-$there.sock,mtu=1450,depth=128" \
+				"transport=unixdgram,path=$work/sw-$ns.sock,mtu=1450,depth=128"
+			kill "${pids[-3]}" "${pids[-4]}" 2>/dev/null || true
+			vals+=("$pair_bps")
+		done
+		record vxlan g2g-mtu1450 "$layout" bit/s \
+			"$(printf '%s\n' "${vals[@]}" | median)"
+	done
+}
+
+# --- a pair next to a guest that stops reading ---------------------------
+# Four guests on one switch: the pair (cli -> srv) is measured while v1
+# and v2 idle (alone), while v1 floods v2 with UDP (flooded), and while v1
+# floods v2 with v2's kernel stopped by SIGSTOP, a consumer that never
+# reads (stopped). The switch must keep the stopped guest's cost on its
+# own port: stopped against flooded is that cost.
+bench_faults() {
+	local variant r vals v2pid flood sw_opts="transport=unixdgram,path=$work/sw.sock,depth=128"
+
+	for variant in alone flooded stopped; do
+		vals=()
+		for r in $(seq 1 "$runs"); do
+			say "faults $variant run $r/$runs"
+			netns_fresh
+			rm -rf "${work:?}"/*
+			start_switch "$ns" "$work/sw.sock"
+			flood="iperf3 -u -b 2G -l 1400 -c 198.18.1.4 -t $((secs + 40))"
+			[ "$variant" = alone ] && flood="sleep $((secs + 40))"
+			guest_bg v2 "$ours" $((secs + 90)) "$(server_cmd 198.18.1.4)" \
+				-a "vec0:$sw_opts"
+			guest_bg v1 "$ours" $((secs + 90)) \
+				"ip addr add 198.18.1.3/24 dev vec0 && ip link set vec0 up &&
+				 for i in \$(seq 300); do [ -e $work/v2/ready ] && break; sleep 0.1; done &&
+				 { $flood >/dev/null 2>&1 & touch flooding; wait; }" \
+				-a "vec0:$sw_opts"
+			for _ in $(seq 600); do [ -e "$work/v1/flooding" ] && break; sleep 0.1; done
+			sleep 1
+			v2pid=$(cat "$work/v2/pgid" 2>/dev/null || echo 0)
+			# the kernel process only: UML dies if its user processes stop
+			[ "$variant" = stopped ] && kill -STOP "$v2pid" 2>/dev/null
+			pair_run "$ours" 198.18.1 "$sw_opts" "$sw_opts"
+			kill -CONT "$v2pid" 2>/dev/null || true
+			kill "${pids[-3]}" "${pids[-4]}" "${pids[-5]}" 2>/dev/null || true
+			vals+=("$pair_bps")
+		done
+		record faults pair "$variant" bit/s \
+			"$(printf '%s\n' "${vals[@]}" | median)"
+	done
+}
+
 # --- port-to-port forwarding rate, 2 idle ports attached -----------------
 bench_rate() {
 	local size variant r json vals_p vals_b sw flag
@@ -351,8 +466,8 @@ bench_rate() {
 : >"$out/rate.jsonl"
 for s in "${suites[@]}"; do
 	case "$s" in
-	rate|transports|tunnels|g2g|idle) "bench_$s" ;;
-	*) die "unknown suite '$s' (rate, transports, tunnels, g2g, idle)" ;;
+	rate|transports|tunnels|g2g|idle|vxlan|faults) "bench_$s" ;;
+	*) die "unknown suite '$s' (rate, transports, tunnels, g2g, idle, vxlan, faults)" ;;
 	esac
 done
 

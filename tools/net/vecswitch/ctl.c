@@ -39,6 +39,8 @@ const struct vs_stat_desc vs_port_stat_desc[] = {
 	PORT_STAT(rx_gso),
 	PORT_STAT(rx_errors),
 	PORT_STAT(tx_queue_full),
+	PORT_STAT(tx_oversize),
+	PORT_STAT(tx_unread),
 	PORT_STAT(tx_errors),
 	PORT_STAT(tx_retries),
 	PORT_STAT(fdb_full),
@@ -61,6 +63,8 @@ const struct vs_stat_desc vs_sw_stat_desc[] = {
 	SW_STAT(gso_frames),
 	SW_STAT(gso_segments),
 	SW_STAT(csum_filled),
+	SW_STAT(tx_wanted),
+	SW_STAT(tx_retired),
 };
 
 const unsigned int vs_sw_stat_count = ARRAY_SIZE(vs_sw_stat_desc);

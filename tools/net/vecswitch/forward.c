@@ -22,10 +22,15 @@ static bool mac_is_zero(const uint8_t *mac)
 	return !(mac[0] | mac[1] | mac[2] | mac[3] | mac[4] | mac[5]);
 }
 
+static bool frame_tagged(const uint8_t *frame, unsigned int len)
+{
+	return len >= 18 && frame[12] == ETH_P_8021Q_HI &&
+	       frame[13] == ETH_P_8021Q_LO;
+}
+
 static uint16_t frame_vlan(const uint8_t *frame, unsigned int len)
 {
-	if (len >= 18 && frame[12] == ETH_P_8021Q_HI &&
-	    frame[13] == ETH_P_8021Q_LO)
+	if (frame_tagged(frame, len))
 		return ((frame[14] << 8) | frame[15]) & 0x0fff;
 	return 0;
 }
@@ -55,10 +60,29 @@ static bool mac_lock_ok(struct vs_switch *sw, struct vs_port *in,
 	return true;
 }
 
+/* The longest frame the port takes (its MTU, a VLAN tag aside), 0: any */
+static unsigned int mtu_room(const struct vs_port *out, const uint8_t *frame,
+			     unsigned int len)
+{
+	if (!out->mtu)
+		return 0;
+	return out->mtu + ETH_HLEN_MIN + (frame_tagged(frame, len) ? 4 : 0);
+}
+
+static bool over_mtu(const struct vs_port *out, const uint8_t *frame,
+		     unsigned int len)
+{
+	unsigned int room = mtu_room(out, frame, len);
+
+	return room && len > room;
+}
+
 /*
  * Queue the frame on one port, making its buffer on first use. A port
  * without headers gets a frame that still needs work in its plain form
- * (checksum finished, super-frame cut), all segments or none.
+ * (checksum finished, super-frame cut), all segments or none. Every frame
+ * meant for a port is counted in tx_wanted, and ends up sent, dropped
+ * (tx_queue_full, tx_unread, tx_oversize, tx_errors) or still queued.
  */
 static void enqueue(struct vs_switch *sw, struct vs_port *out,
 		    struct vs_buf **b, const uint8_t *frame, unsigned int len,
@@ -67,22 +91,52 @@ static void enqueue(struct vs_switch *sw, struct vs_port *out,
 	struct vs_buf *s;
 
 	if (out->txq.count >= out->txq.cap) {
+		sw->st.tx_wanted++;
 		out->st.tx_queue_full++;
+		return;
+	}
+	/*
+	 * A dgram guest connected to the switch's socket is not held to
+	 * max_dgram_qlen: what it leaves unread stays charged to the send
+	 * buffer every dgram guest shares, and a guest that stopped reading
+	 * would take all of it. Once more than half of that buffer is
+	 * unread, a guest that was sent 4 MiB without sending a frame back
+	 * gets nothing more until it does. A guest that reads keeps the
+	 * buffer empty, however little it sends.
+	 */
+	if (out->type == VS_PORT_DGRAM && vs_dgram_stalled(sw, out)) {
+		sw->st.tx_wanted++;
+		out->st.tx_unread++;
 		return;
 	}
 	if (!*b) {
 		*b = vs_buf_new(frame, len, vnet, gso);
 		if (!*b) {
+			sw->st.tx_wanted++;
 			out->st.tx_errors++;
 			return;
 		}
 	}
 	if (out->vnet || !vs_buf_needs_plain(*b)) {
+		if (over_mtu(out, frame, len)) {
+			sw->st.tx_wanted++;
+			out->st.tx_oversize++;
+			return;
+		}
+		sw->st.tx_wanted++;
 		vs_queue_push(out, *b);
 		return;
 	}
-	if (vs_buf_plain(sw, *b) < 0) {
+	/* a TCP super-frame is cut to fit a smaller MTU (a VXLAN uplink) */
+	if (vs_buf_plain(sw, *b, vs_gso_fit(*b, mtu_room(out, frame, len))) < 0) {
+		sw->st.tx_wanted++;
 		out->st.tx_errors++;
+		return;
+	}
+	sw->st.tx_wanted += (*b)->nseg;
+	/* the first segment is the largest */
+	if (over_mtu(out, (*b)->seg->data, (*b)->seg->len)) {
+		out->st.tx_oversize += (*b)->nseg;
 		return;
 	}
 	if (out->txq.cap - out->txq.count < (*b)->nseg) {
@@ -124,6 +178,7 @@ static void forward(struct vs_switch *sw, struct vs_port *in,
 	}
 	in->st.rx_frames++;
 	in->st.rx_bytes += len;
+	in->unanswered = 0;
 	if (gso && gso->type != VIRTIO_NET_HDR_GSO_NONE)
 		in->st.rx_gso++;
 

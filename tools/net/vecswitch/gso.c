@@ -228,7 +228,7 @@ static struct vs_buf *seg_new(struct vs_buf ***tail, unsigned int len)
 
 /* One segment: headers of the super-frame, its share of the payload. */
 static void seg_fix(struct vs_buf *s, const struct vs_buf *b, unsigned int i,
-		    unsigned int n)
+		    unsigned int n, unsigned int size)
 {
 	const struct vs_gso *g = &b->gso;
 	uint8_t *f = s->data, *ip = f + g->l3, *l4 = f + g->l4;
@@ -243,7 +243,7 @@ static void seg_fix(struct vs_buf *s, const struct vs_buf *b, unsigned int i,
 		put16(ip + 10, csum_fold(csum_add(0, ip, g->l4 - g->l3)));
 	}
 	if (g->tcp) {
-		put32(l4 + 4, get32(l4 + 4) + i * g->gso_size);
+		put32(l4 + 4, get32(l4 + 4) + i * size);
 		if (i)
 			l4[13] &= ~TCP_FLAG_CWR;
 		if (i + 1 < n)
@@ -262,17 +262,45 @@ static void seg_fix(struct vs_buf *s, const struct vs_buf *b, unsigned int i,
 }
 
 /*
- * Make b's plain form, once: the frames a port without headers gets in
- * its place (b->seg, b->nseg).  Returns 0, or -1 out of memory.
+ * The payload each segment of b carries on a port that takes frames of at
+ * most @room bytes (its MTU and Ethernet header; 0: no limit known): the
+ * sender's gso_size, or for TCP a smaller one that makes every segment
+ * fit, as long as that stays within VS_GSO_MAX_SEGS segments. A UDP
+ * super-frame keeps its size: each of its segments is one of the sender's
+ * datagrams.
  */
-int vs_buf_plain(struct vs_switch *sw, struct vs_buf *b)
+unsigned int vs_gso_fit(const struct vs_buf *b, unsigned int room)
 {
 	const struct vs_gso *g = &b->gso;
-	struct vs_buf **tail = &b->seg, *s;
+	unsigned int size;
+
+	if (g->type == VIRTIO_NET_HDR_GSO_NONE || !g->tcp || !room ||
+	    room <= g->hlen || room - g->hlen >= g->gso_size)
+		return g->gso_size;
+	size = room - g->hlen;
+	if ((b->len - g->hlen + size - 1) / size > VS_GSO_MAX_SEGS)
+		return g->gso_size;
+	return size;
+}
+
+/*
+ * Make b's plain form: the frames a port without headers gets in its place
+ * (b->seg, b->nseg), a super-frame cut into segments of @size bytes of
+ * payload (vs_gso_fit()). Kept for the next port that takes the same size;
+ * another size cuts again, leaving the earlier segments to the queues that
+ * hold them. Returns 0, or -1 out of memory.
+ */
+int vs_buf_plain(struct vs_switch *sw, struct vs_buf *b, unsigned int size)
+{
+	const struct vs_gso *g = &b->gso;
+	struct vs_buf **tail, *s;
 	unsigned int payload, n, i, chunk;
 
-	if (b->seg)
+	if (b->seg && (g->type == VIRTIO_NET_HDR_GSO_NONE ||
+		       b->seg_size == size))
 		return 0;
+	vs_buf_drop_segs(b);
+	tail = &b->seg;
 	if (g->type == VIRTIO_NET_HDR_GSO_NONE) {
 		s = seg_new(&tail, b->len);
 		if (!s)
@@ -284,22 +312,22 @@ int vs_buf_plain(struct vs_switch *sw, struct vs_buf *b)
 		return 0;
 	}
 	payload = b->len - g->hlen;
-	n = (payload + g->gso_size - 1) / g->gso_size;
+	n = (payload + size - 1) / size;
 	for (i = 0; i < n; i++) {
-		chunk = payload - i * g->gso_size;
-		if (chunk > g->gso_size)
-			chunk = g->gso_size;
+		chunk = payload - i * size;
+		if (chunk > size)
+			chunk = size;
 		s = seg_new(&tail, g->hlen + chunk);
 		if (!s) {
 			vs_buf_drop_segs(b);
 			return -1;
 		}
 		memcpy(s->data, b->data, g->hlen);
-		memcpy(s->data + g->hlen, b->data + g->hlen + i * g->gso_size,
-		       chunk);
-		seg_fix(s, b, i, n);
+		memcpy(s->data + g->hlen, b->data + g->hlen + i * size, chunk);
+		seg_fix(s, b, i, n, size);
 	}
 	b->nseg = n;
+	b->seg_size = size;
 	sw->st.gso_frames++;
 	sw->st.gso_segments += n;
 	return 0;

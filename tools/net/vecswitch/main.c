@@ -453,6 +453,22 @@ static int listen_on(struct vs_switch *sw, const char *path, int type,
 	return kind < 0 ? 0 : vs_epoll_add(sw, *fdp, vs_ev(kind, 0), EPOLLIN);
 }
 
+/* What the kernel made of the dgram sockets' send buffer request */
+static void note_sndbuf(struct vs_switch *sw)
+{
+	int fds[] = { sw->dgram_fd, sw->vnet_fd };
+	socklen_t len;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fds); i++) {
+		len = sizeof(sw->sndbuf[i].size);
+		if (fds[i] < 0 ||
+		    getsockopt(fds[i], SOL_SOCKET, SO_SNDBUF,
+			       &sw->sndbuf[i].size, &len) < 0)
+			sw->sndbuf[i].size = 0;
+	}
+}
+
 static int setup_listeners(struct vs_switch *sw)
 {
 	const struct vs_config *cfg = &sw->cfg;
@@ -478,6 +494,7 @@ static int setup_listeners(struct vs_switch *sw)
 		return -1;
 	if (cfg->tap_name && vs_tap_open(sw, cfg->tap_name) < 0)
 		return -1;
+	note_sndbuf(sw);
 	return 0;
 }
 
@@ -516,6 +533,8 @@ static void run(struct vs_switch *sw)
 		if (sw->now_ms >= sw->next_sweep_ms) {
 			vs_fdb_sweep(sw);
 			vs_ctl_expire(sw);
+			if (sw->tap)
+				vs_tap_mtu(sw->tap);
 			sw->next_sweep_ms = sw->now_ms + HOUSEKEEP_MS;
 		}
 		vs_port_reap(sw);
@@ -534,6 +553,7 @@ int main(int argc, char **argv)
 			.fdb_port_max	= 256,
 			.queue_len	= 1024,
 			.max_ports	= 256,
+			.unread_limit	= 4u << 20,
 			.flood_unknown	= true,
 		},
 		.epfd = -1, .sigfd = -1, .dgram_fd = -1, .vnet_fd = -1,

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <net/if.h>
 #include <linux/if_tun.h>
+#include <linux/sockios.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -116,8 +117,11 @@ void vs_queue_pop(struct vs_port *p)
 /* The head frame went out: count it and drop it from the queue. */
 void vs_port_sent(struct vs_port *p)
 {
+	unsigned int len = vs_queue_peek(p, 0)->len;
+
 	p->st.tx_frames++;
-	p->st.tx_bytes += vs_queue_peek(p, 0)->len;
+	p->st.tx_bytes += len;
+	p->unanswered += len;
 	vs_queue_pop(p);
 }
 
@@ -213,6 +217,8 @@ void vs_port_remove(struct vs_switch *sw, struct vs_port *p, const char *why)
 	p->dead = true;
 	sw->ndead++;
 	sw->st.ports_removed++;
+	/* its share of the frame accounting outlives it */
+	sw->st.tx_retired += vs_port_tx_done(p);
 	vs_fdb_flush_port(sw, p);
 	queue_drain(p);
 	if (p->fd >= 0) {
@@ -344,6 +350,33 @@ struct vs_port *vs_dgram_peer(struct vs_switch *sw,
 int vs_dgram_fd(const struct vs_switch *sw, const struct vs_port *p)
 {
 	return p->vnet ? sw->vnet_fd : sw->dgram_fd;
+}
+
+/*
+ * Should @p, a dgram peer, get no more frames for now? Yes when it was sent
+ * unread_limit bytes (or a quarter of the send buffer, if that is less)
+ * since it last sent a frame, and more than half of the send buffer it
+ * shares with the other dgram peers is taken by datagrams nobody has read
+ * yet. That is asked of the kernel at most once a millisecond.
+ */
+bool vs_dgram_stalled(struct vs_switch *sw, const struct vs_port *p)
+{
+	typeof(sw->sndbuf[0]) *b = &sw->sndbuf[p->vnet];
+	uint64_t limit = sw->cfg.unread_limit;
+	int used;
+
+	if (b->size <= 0)
+		return false;
+	if (limit > (uint64_t)b->size / 4)
+		limit = b->size / 4;
+	if (p->unanswered <= limit)
+		return false;
+	if (b->asked_ms != sw->now_ms) {
+		b->asked_ms = sw->now_ms;
+		if (ioctl(vs_dgram_fd(sw, p), SIOCOUTQ, &used) == 0)
+			b->used = used;
+	}
+	return b->used > b->size / 2;
 }
 
 /* ---- sender credentials ------------------------------------------------ */
@@ -588,7 +621,7 @@ static void stream_flush(struct vs_switch *sw, struct vs_port *p)
 				want_out(sw, p, true);
 				return;
 			}
-			p->st.tx_errors++;
+			/* what is queued goes with the port (tx_retired) */
 			vs_port_remove(sw, p, strerror(errno));
 			return;
 		}
@@ -926,5 +959,27 @@ int vs_tap_open(struct vs_switch *sw, const char *ifname)
 		return -1;
 	}
 	sw->tap = p;
+	vs_tap_mtu(p);
 	return 0;
+}
+
+/*
+ * The uplink's MTU, read again once a second: a frame larger than it
+ * would be dropped by the bridge or tunnel behind the tap without a
+ * trace, so the switch drops and counts it (tx_oversize) instead.
+ */
+void vs_tap_mtu(struct vs_port *p)
+{
+	struct ifreq ifr;
+	/* any socket answers SIOCGIFMTU; AF_UNIX is one a sandbox allows */
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return;
+	memset(&ifr, 0, sizeof(ifr));
+	/* the port's name is the interface's, at most IFNAMSIZ - 1 bytes */
+	memcpy(ifr.ifr_name, p->name, strnlen(p->name, IFNAMSIZ - 1));
+	if (ioctl(fd, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu > 0)
+		p->mtu = ifr.ifr_mtu;
+	close(fd);
 }

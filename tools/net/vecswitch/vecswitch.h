@@ -54,6 +54,7 @@ struct vs_config {
 	unsigned int fdb_port_max;
 	unsigned int queue_len;
 	unsigned int max_ports;
+	unsigned int unread_limit;	/* bytes; see tx_unread in forward.c */
 	/* sender credential checks: off while both lists are empty */
 	uint32_t allow_uid[VS_ALLOW_MAX];
 	uint32_t allow_gid[VS_ALLOW_MAX];
@@ -101,6 +102,7 @@ struct vs_buf {
 	struct vs_buf *seg;
 	struct vs_buf *next;
 	unsigned int nseg;
+	unsigned int seg_size;		/* the payload size seg was cut at */
 	uint8_t data[];
 };
 
@@ -127,6 +129,8 @@ struct vs_port_stats {
 	uint64_t rx_gso;
 	uint64_t rx_errors;
 	uint64_t tx_queue_full;
+	uint64_t tx_oversize;
+	uint64_t tx_unread;
 	uint64_t tx_errors;
 	uint64_t tx_retries;
 	uint64_t fdb_full;
@@ -155,6 +159,13 @@ struct vs_sw_stats {
 	uint64_t gso_frames;		/* super-frames cut for ports without headers */
 	uint64_t gso_segments;		/* the frames that made */
 	uint64_t csum_filled;		/* checksums finished for them */
+	/*
+	 * Frame accounting: every frame meant for a port, and the sent,
+	 * dropped and queued frames of ports since removed. tx_wanted equals
+	 * tx_retired plus vs_port_tx_done() over the live ports.
+	 */
+	uint64_t tx_wanted;
+	uint64_t tx_retired;
 };
 
 extern const struct vs_stat_desc vs_sw_stat_desc[];
@@ -179,6 +190,7 @@ struct vs_port {
 	bool want_out;			/* EPOLLOUT armed */
 	bool locked;			/* --mac-lock: lock_mac is set */
 	bool vnet;			/* dgram peer of --vnet: frames carry headers */
+	unsigned int mtu;		/* tap: the interface's MTU, 0 unknown */
 	uint8_t lock_mac[6];
 	char name[VS_NAME_LEN];
 
@@ -186,6 +198,7 @@ struct vs_port {
 	struct sockaddr_un addr;
 	socklen_t addrlen;
 	uint32_t addr_hash;
+	uint64_t unanswered;		/* bytes sent since it last sent a frame */
 	uint64_t retry_at_ms;		/* 0: not backing off */
 	unsigned int backoff_ms;
 	int probe_fd;			/* see vs_dgram_blocked(); -2: unusable */
@@ -280,6 +293,13 @@ struct vs_switch {
 	/* SCM_CREDENTIALS of each datagram in a batch, with --allow-* */
 	uint64_t rxctl[VS_BATCH][VS_CRED_CMSG_WORDS];
 
+	/* send buffer of the dgram socket [0] and the --vnet one [1] */
+	struct {
+		int size;		/* as the kernel granted it, 0 unknown */
+		int used;		/* SIOCOUTQ when last asked */
+		uint64_t asked_ms;
+	} sndbuf[2];
+
 	uint64_t now_ms;
 	uint64_t next_sweep_ms;
 	bool stop;
@@ -327,6 +347,7 @@ struct vs_port *vs_dgram_peer(struct vs_switch *sw,
 			      const struct sockaddr_un *addr, socklen_t len,
 			      bool vnet);
 int vs_dgram_fd(const struct vs_switch *sw, const struct vs_port *p);
+bool vs_dgram_stalled(struct vs_switch *sw, const struct vs_port *p);
 bool vs_queue_push(struct vs_port *p, struct vs_buf *b);
 struct vs_buf *vs_queue_peek(const struct vs_port *p, unsigned int i);
 void vs_queue_pop(struct vs_port *p);
@@ -340,6 +361,7 @@ void vs_flush_all(struct vs_switch *sw);
 void vs_port_event(struct vs_switch *sw, struct vs_port *p, uint32_t events);
 void vs_accept(struct vs_switch *sw, int lfd, enum vs_port_type type);
 int vs_tap_open(struct vs_switch *sw, const char *ifname);
+void vs_tap_mtu(struct vs_port *p);
 void vs_stream_rx(struct vs_switch *sw, struct vs_port *p);
 void vs_dgram_input(struct vs_switch *sw, bool vnet,
 		    const struct sockaddr_un *addr, socklen_t alen,
@@ -362,7 +384,8 @@ void vs_forward_vnet(struct vs_switch *sw, struct vs_port *in,
 int vs_vnet_parse(const uint8_t *hdr, const uint8_t *frame, unsigned int len,
 		  unsigned int max_frame, struct vs_gso *g);
 bool vs_buf_needs_plain(const struct vs_buf *b);
-int vs_buf_plain(struct vs_switch *sw, struct vs_buf *b);
+int vs_buf_plain(struct vs_switch *sw, struct vs_buf *b, unsigned int size);
+unsigned int vs_gso_fit(const struct vs_buf *b, unsigned int room);
 
 /* fdb.c */
 int vs_fdb_init(struct vs_fdb *fdb, unsigned int max);
@@ -384,6 +407,13 @@ int vs_ctl_client(int argc, char **argv);
 bool vs_ctl_req_done(const struct vs_ctl_conn *c);
 void vs_ctl_answer(struct vs_switch *sw, struct vs_ctl_conn *c);
 void vs_mac_str(char *out, const uint8_t *mac);	/* out: 18 bytes */
+
+/* A port's frames sent, dropped or still queued: see tx_wanted */
+static inline uint64_t vs_port_tx_done(const struct vs_port *p)
+{
+	return p->st.tx_frames + p->st.tx_queue_full + p->st.tx_oversize +
+	       p->st.tx_unread + p->st.tx_errors + p->txq.count;
+}
 
 /* sock.c */
 int vs_listen_unix(const struct vs_config *cfg, const char *path, int type);

@@ -135,7 +135,8 @@ static void vecnet_unixdgram_destroy(struct vecnet_dev *vn)
 
 /*
  * Connecting again is harmless while the same peer lives, and finds a
- * restarted one: the old connection would refuse every frame.  A peer
+ * restarted one: the old connection would refuse every frame.  A failed
+ * connect leaves the old connection as it was.  A peer
  * that restarted between two probes, unnoticed because nothing was
  * sent, is reported as new so that the guest announces itself to it.
  */
@@ -146,6 +147,13 @@ static int vecnet_unixdgram_probe(struct vecnet_dev *vn)
 	int err;
 
 	err = vecnet_user_unix_connect(vn->fd, ud->peer, &id);
+	/*
+	 * Nothing at the path while frames still go: the socket file was
+	 * removed under a peer that runs on, and the connection to it
+	 * holds.  A peer that died shows as ECONNREFUSED on the next send.
+	 */
+	if (err == -ENOENT && netif_carrier_ok(vn->dev))
+		return 0;
 	if (err)
 		return err;
 	if (id == ud->peer_id)

@@ -106,6 +106,7 @@ void fz_switch_init(struct vs_switch *sw, uint8_t flags)
 		.fdb_port_max	= 4,
 		.queue_len	= 4,
 		.max_ports	= 8,
+		.unread_limit	= 3000,
 		.hub		= flags & 0x08,
 		.flood_unknown	= !(flags & 0x10),
 		.mac_lock	= flags & 0x20,
@@ -128,6 +129,8 @@ void fz_switch_init(struct vs_switch *sw, uint8_t flags)
 	sw->ports = calloc(sw->cfg.max_ports, sizeof(*sw->ports));
 	if (!sw->ports || vs_fdb_init(&sw->fdb, sw->cfg.fdb_max) < 0)
 		abort();
+	/* a send buffer with no socket to ask: fuzz_forward may fill it */
+	sw->sndbuf[0].size = sw->sndbuf[1].size = 2;
 	fz_clock_ms = 1000;
 	sw->now_ms = fz_clock_ms;
 }
@@ -171,6 +174,7 @@ uint64_t fz_forwarded(const struct vs_port *p)
 void fz_check(struct vs_switch *sw)
 {
 	unsigned int i, used = 0, per_port[64] = { 0 };
+	uint64_t out = 0;
 
 	FZ_ASSERT(sw->nports <= sw->cfg.max_ports && sw->cfg.max_ports <= 64);
 	for (i = 0; i < sw->fdb.max; i++) {
@@ -193,6 +197,9 @@ void fz_check(struct vs_switch *sw)
 
 		if (!p)
 			continue;
+		/* dead ports were retired with their counts */
+		if (!p->dead)
+			out += vs_port_tx_done(p);
 		FZ_ASSERT(p->slot == i);
 		FZ_ASSERT(p->fdb_count == per_port[i]);
 		FZ_ASSERT(p->uplink || p->fdb_count <= sw->cfg.fdb_port_max);
@@ -209,4 +216,6 @@ void fz_check(struct vs_switch *sw)
 			FZ_ASSERT(p->vnet || !vs_buf_needs_plain(b));
 		}
 	}
+	/* every frame meant for a port is sent, dropped and counted, or queued */
+	FZ_ASSERT(sw->st.tx_wanted == sw->st.tx_retired + out);
 }

@@ -117,6 +117,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fixed[0] = fz_port(&sw, VS_PORT_STREAM);
 	fixed[1] = fz_port(&sw, VS_PORT_SEQPACKET);
 	fixed[2] = fz_port(&sw, VS_PORT_TAP);
+	/* an uplink of a small MTU, or of none known */
+	if (fixed[2])
+		fixed[2]->mtu = fz_u8(&in) * 8;
+	/* the dgram peers' send buffer more than half unread, or not */
+	sw.sndbuf[0].used = sw.sndbuf[1].used = fz_u8(&in) & 1 ? 2 : 0;
 
 	while (in.left && ops++ < 4096) {
 		uint8_t op = fz_u8(&in);

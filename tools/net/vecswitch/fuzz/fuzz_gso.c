@@ -41,7 +41,8 @@ static bool csum_ok(uint32_t sum)
 }
 
 static void check_seg(const struct vs_buf *b, const struct vs_buf *s,
-		      unsigned int i, unsigned int n, unsigned int max_frame)
+		      unsigned int i, unsigned int n, unsigned int max_frame,
+		      unsigned int size)
 {
 	const struct vs_gso *g = &b->gso;
 	const uint8_t *ip = s->data + g->l3, *l4 = s->data + g->l4;
@@ -49,8 +50,8 @@ static void check_seg(const struct vs_buf *b, const struct vs_buf *s,
 	uint32_t sum;
 
 	FZ_ASSERT(s->len <= max_frame && s->len > g->hlen);
-	FZ_ASSERT(s->len - g->hlen <= g->gso_size);
-	FZ_ASSERT(i + 1 == n || s->len - g->hlen == g->gso_size);
+	FZ_ASSERT(s->len - g->hlen <= size && size <= g->gso_size);
+	FZ_ASSERT(i + 1 == n || s->len - g->hlen == size);
 	/* everything before the fields segmentation rewrites is the same */
 	FZ_ASSERT(!memcmp(s->data, b->data, g->l3));
 	if (g->v6) {
@@ -66,7 +67,7 @@ static void check_seg(const struct vs_buf *b, const struct vs_buf *s,
 	FZ_ASSERT(csum_ok(sum16(sum, l4, l4len)));
 	if (g->tcp) {
 		FZ_ASSERT(be32(l4 + 4) == be32(b->data + g->l4 + 4) +
-			  i * g->gso_size);
+			  i * size);
 		/* FIN and PSH only on the last, CWR only on the first */
 		if (i + 1 < n)
 			FZ_ASSERT(!(l4[13] & 0x09));
@@ -77,7 +78,7 @@ static void check_seg(const struct vs_buf *b, const struct vs_buf *s,
 		FZ_ASSERT(be16(l4 + 6));
 	}
 	FZ_ASSERT(!memcmp(s->data + g->hlen,
-			  b->data + g->hlen + i * g->gso_size,
+			  b->data + g->hlen + i * size,
 			  s->len - g->hlen));
 }
 
@@ -88,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct vs_switch sw;
 	struct vs_buf *b, *s;
 	struct vs_gso g;
-	unsigned int len, mf, i = 0;
+	unsigned int len, mf, i, seg, room = 0, pass;
 
 	if (size < 1 + VS_VNET_HDR_LEN + ETH_HLEN_MIN ||
 	    size > 1 + VS_VNET_HDR_LEN + VS_VNET_FRAME_MAX)
@@ -105,21 +106,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		vs_buf_put(b);
 		return 0;
 	}
-	FZ_ASSERT(vs_buf_plain(&sw, b) == 0);
-	FZ_ASSERT(b->nseg >= 1 && b->nseg <= VS_GSO_MAX_SEGS);
-	if (g.type == VIRTIO_NET_HDR_GSO_NONE) {
-		/* the checksum filled in; nothing else changed */
-		s = b->seg;
-		FZ_ASSERT(s->len == len && b->nseg == 1);
-		FZ_ASSERT(!memcmp(s->data, frame, g.csum_start + g.csum_offset));
-		FZ_ASSERT(!memcmp(s->data + g.csum_start + g.csum_offset + 2,
-				  frame + g.csum_start + g.csum_offset + 2,
-				  len - g.csum_start - g.csum_offset - 2));
-	} else {
-		for (s = b->seg; s; s = s->next, i++)
-			check_seg(b, s, i, b->nseg, mf);
+	/* the sender's size, then again as a port of a smaller MTU takes it */
+	seg = g.gso_size;
+	for (pass = 0; pass < 2; pass++) {
+		FZ_ASSERT(vs_buf_plain(&sw, b, seg) == 0);
+		FZ_ASSERT(b->nseg >= 1 && b->nseg <= VS_GSO_MAX_SEGS);
+		if (g.type == VIRTIO_NET_HDR_GSO_NONE) {
+			/* the checksum filled in; nothing else changed */
+			s = b->seg;
+			FZ_ASSERT(s->len == len && b->nseg == 1);
+			FZ_ASSERT(!memcmp(s->data, frame,
+					  g.csum_start + g.csum_offset));
+			FZ_ASSERT(!memcmp(s->data + g.csum_start + g.csum_offset + 2,
+					  frame + g.csum_start + g.csum_offset + 2,
+					  len - g.csum_start - g.csum_offset - 2));
+			break;
+		}
+		for (i = 0, s = b->seg; s; s = s->next, i++) {
+			check_seg(b, s, i, b->nseg, mf, seg);
+			FZ_ASSERT(seg == g.gso_size || s->len <= room);
+		}
 		FZ_ASSERT(i == b->nseg);
-		FZ_ASSERT(sw.st.gso_segments == b->nseg);
+		FZ_ASSERT(sw.st.gso_segments >= b->nseg);
+		room = data[0] >> 2 ? 60 + (data[0] >> 2) * 24 : 0;
+		seg = vs_gso_fit(b, room);
 	}
 	vs_buf_put(b);
 	return 0;

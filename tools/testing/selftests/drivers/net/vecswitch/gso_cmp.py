@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Compare vecswitch's software segmentation with the Linux kernel's.
 
-  gso_cmp.py VECSWITCH_VNET_SOCK VECSWITCH_DGRAM_SOCK TX_IF RX_IF WORKDIR
+  gso_cmp.py VECSWITCH_VNET_SOCK VECSWITCH_DGRAM_SOCK TX_IF RX_IF WORKDIR \
+             [UPLINK_IF UPLINK_MTU]
 
 Each case is a frame with a virtio-net header: a TCP or UDP super-frame
 over IPv4 (with and without IP options) or IPv6, or a frame whose
@@ -15,6 +16,13 @@ Every piece must be equal, byte for byte.
 
 Then the other way (a plain port's frame reaches a --vnet port behind an
 all-zero header) and malformed headers, each of which must be dropped.
+
+With UPLINK_IF (the switch's --tap, its MTU smaller than the guest's
+segments): TCP super-frames sent to an address behind it must come out
+cut again to fit that MTU, equal to what the kernel makes of the same
+frame at that segment size; a UDP super-frame (whose segments are the
+sender's datagrams) and a plain frame too long for it must not come out
+at all, and are counted by the switch in tx_oversize.
 Prints one line per case; exits 1 on the first difference.
 """
 
@@ -31,6 +39,7 @@ ETH_P_ALL = 0x0003
 PACKET_OUTGOING = 4
 
 DST = bytes.fromhex("027665000b02")   # the plain port's guest
+FAR = bytes.fromhex("027665000b09")   # never learned: flooded, uplink too
 SRC = bytes.fromhex("027665000b01")   # the --vnet port's guest
 IP4 = (bytes([198, 18, 9, 1]), bytes([198, 18, 9, 2]))
 IP6 = (bytes.fromhex("20010db8000900000000000000000001"),
@@ -171,7 +180,20 @@ def ours(frame):
     return frame[:12] == DST + SRC
 
 
-def kernel_segments(tx_if, rx_if, pkt, want):
+def far(frame):
+    return frame[:12] == FAR + SRC
+
+
+def to_far(pkt):
+    """the same header and frame, addressed to FAR"""
+    return pkt[:10] + FAR + pkt[16:]
+
+
+def with_gso_size(pkt, size):
+    return pkt[:4] + struct.pack("<H", size) + pkt[6:]
+
+
+def kernel_segments(tx_if, rx_if, pkt, want, keep=ours):
     rx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
                        socket.htons(ETH_P_ALL))
     rx.bind((rx_if, 0))
@@ -179,9 +201,9 @@ def kernel_segments(tx_if, rx_if, pkt, want):
     tx.setsockopt(SOL_PACKET, PACKET_VNET_HDR, 1)
     tx.bind((tx_if, 0))
     tx.send(pkt)
-    got = recv_all(rx, want, time.monotonic() + 5, ours)
+    got = recv_all(rx, want, time.monotonic() + 5, keep)
     # and nothing more after the last one
-    got += recv_all(rx, 1, time.monotonic() + 0.3, ours)
+    got += recv_all(rx, 1, time.monotonic() + 0.3, keep)
     rx.close()
     tx.close()
     return got
@@ -219,6 +241,63 @@ def nsegs(pkt):
     return -(-(len(frame) - hlen) // h[3])
 
 
+def compare(name, want, ref, got):
+    """prints the verdict on one case; True when it passed"""
+    if len(ref) != want:
+        print("FAIL %s: the kernel gave %d frames, %d expected" %
+              (name, len(ref), want))
+        return False
+    if len(got) != len(ref):
+        print("FAIL %s: vecswitch gave %d frames, the kernel %d" %
+              (name, len(got), len(ref)))
+        return False
+    bad = [i for i in range(len(ref)) if got[i] != ref[i]]
+    if bad:
+        i = bad[0]
+        print("FAIL %s: %d of %d frames differ; frame %d: %s" %
+              (name, len(bad), len(ref), i, hexdiff(got[i], ref[i])))
+        return False
+    print("ok %s: %d frames, identical to the kernel's" % (name, want))
+    return True
+
+
+def uplink(sw, tx_if, rx_if, up_if, mtu):
+    """super-frames to an address behind an uplink of a smaller MTU"""
+    failed = 0
+    cap = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
+                        socket.htons(ETH_P_ALL))
+    cap.bind((up_if, 0))
+    for name, pkt in [("tcp4 20000 B, mss 1448", tcp_case(False, 20000, 1448, 0x18)),
+                      ("tcp6 9000 B, mss 1428", tcp_case(True, 9000, 1428, 0x19))]:
+        pkt = to_far(pkt)
+        hlen = struct.unpack("<BBHHHH", pkt[:10])[2]
+        size = mtu + 14 - hlen
+        ref_pkt = with_gso_size(pkt, size)
+        want = nsegs(ref_pkt)
+        ref = kernel_segments(tx_if, rx_if, ref_pkt, want, far)
+        sw.v.send(pkt)
+        got = recv_all(cap, want, time.monotonic() + 5, far)
+        got += recv_all(cap, 1, time.monotonic() + 0.3, far)
+        name = "uplink MTU %d, %s cut at %d" % (mtu, name, size)
+        if not compare(name, want, ref, got):
+            failed = 1
+    # too long for the uplink and not to be cut: counted, not sent
+    big = [to_far(udp_case(False, 8000, mtu)),
+           bytes(10) + FAR + SRC + b"\x88\xb5" + payload(mtu + 1, 2)]
+    for pkt in big:
+        sw.v.send(pkt)
+    got = recv_all(cap, 1, time.monotonic() + 0.5, far)
+    cap.close()
+    if got:
+        print("FAIL uplink: %d frames over its MTU got out" % len(got))
+        failed = 1
+    else:
+        print("ok uplink: a UDP super-frame and a plain frame over its MTU "
+              "held back")
+    print("oversize %d" % sum(nsegs(p) for p in big))
+    return failed
+
+
 def hexdiff(a, b):
     for i in range(min(len(a), len(b))):
         if a[i] != b[i]:
@@ -235,24 +314,8 @@ def main():
         want = nsegs(pkt)
         ref = kernel_segments(tx_if, rx_if, pkt, want)
         got = sw.segments(pkt, want)
-        if len(ref) != want:
-            print("FAIL %s: the kernel gave %d frames, %d expected" %
-                  (name, len(ref), want))
+        if not compare(name, want, ref, got):
             failed = 1
-            continue
-        if len(got) != len(ref):
-            print("FAIL %s: vecswitch gave %d frames, the kernel %d" %
-                  (name, len(got), len(ref)))
-            failed = 1
-            continue
-        bad = [i for i in range(len(ref)) if got[i] != ref[i]]
-        if bad:
-            i = bad[0]
-            print("FAIL %s: %d of %d frames differ; frame %d: %s" %
-                  (name, len(bad), len(ref), i, hexdiff(got[i], ref[i])))
-            failed = 1
-            continue
-        print("ok %s: %d frames, identical to the kernel's" % (name, want))
 
     # a plain port's frame reaches the --vnet port behind a zero header
     frame = SRC + DST + b"\x88\xb5" + payload(100, 1)
@@ -278,6 +341,8 @@ def main():
               (len(bad), "; ".join(n for n, _ in bad)))
     # for the caller, who checks the switch's counters
     print("malformed %d runt 1" % len(bad))
+    if len(sys.argv) > 7:
+        failed |= uplink(sw, tx_if, rx_if, sys.argv[6], int(sys.argv[7]))
     return failed
 
 

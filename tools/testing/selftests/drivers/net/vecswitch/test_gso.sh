@@ -5,7 +5,8 @@
 # sends the same frames with virtio-net headers to the kernel (a packet
 # socket on a veth end with every offload off) and to vecswitch's --vnet
 # socket, and compares what comes out, frame by frame. Malformed headers
-# must be dropped and counted in rx_bad_vnet.
+# must be dropped and counted in rx_bad_vnet. Super-frames to the tap
+# uplink, whose MTU is smaller, are cut again to fit, as the kernel would.
 
 LIB_NO_GUEST=1
 source "$(dirname "$(readlink -f "$0")")/../../../um/lib.sh"
@@ -26,15 +27,20 @@ tso=$(ip netns exec "$ns" ethtool -k gtx | awk '$1 == "tcp-segmentation-offload:
 [ "$tso" = off ]
 check_err $? "TSO still on for gtx ($tso)"
 
+# the uplink: a tap whose MTU is smaller than the guests' segments
+ip -n "$ns" tuntap add dev gup mode tap && ip -n "$ns" link set gup mtu 1400 up
+check_err $? "cannot set up the tap uplink"
+
 ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" --vnet "$TEST_TMP/vnet.sock" \
-	--dgram "$TEST_TMP/dgram.sock" --ctl "$TEST_TMP/ctl" 2>"$TEST_TMP/switch.log" &
+	--dgram "$TEST_TMP/dgram.sock" --tap gup --ctl "$TEST_TMP/ctl" \
+	2>"$TEST_TMP/switch.log" &
 pid=$!
 on_exit "kill $pid 2>/dev/null"
 wait_for 10 test -S "$TEST_TMP/ctl"
 check_err $? "vecswitch did not start: $(tail -n 3 "$TEST_TMP/switch.log")"
 
 ip netns exec "$ns" python3 "$here/gso_cmp.py" "$TEST_TMP/vnet.sock" \
-	"$TEST_TMP/dgram.sock" gtx grx "$TEST_TMP" >"$TEST_TMP/cmp.log" 2>&1
+	"$TEST_TMP/dgram.sock" gtx grx "$TEST_TMP" gup 1400 >"$TEST_TMP/cmp.log" 2>&1
 check_err $? "segmentation differs from the kernel's"
 sed 's/^/# /' "$TEST_TMP/cmp.log"
 
@@ -51,11 +57,17 @@ check_err $? "rx_bad_vnet is $(vnet_stat rx_bad_vnet), ${nbad:-?} malformed head
 check_err $? "rx_runt is $(vnet_stat rx_runt), ${nrunt:-?} short datagrams were sent"
 [ "$(vnet_stat rx_gso)" -ge 6 ]
 check_err $? "rx_gso is $(vnet_stat rx_gso)"
+read -r _ nover < <(grep '^oversize' "$TEST_TMP/cmp.log")
+tap_over=$(python3 -c 'import json,sys
+s = json.loads(sys.argv[1])
+print(sum(p["tx_oversize"] for p in s["ports"] if p["type"] == "tap"))' "$stats")
+[ "$tap_over" = "${nover:-x}" ]
+check_err $? "the uplink's tx_oversize is $tap_over, ${nover:-?} frames over its MTU were sent"
 
 kill "$pid" && wait "$pid"
 check_err $? "vecswitch did not exit cleanly: $(tail -n 5 "$TEST_TMP/switch.log")"
 ! grep -q "runtime error\|ERROR: AddressSanitizer" "$TEST_TMP/switch.log"
 check_err $? "sanitizer report: $(grep -m3 "runtime error\|AddressSanitizer" "$TEST_TMP/switch.log")"
 
-log_test "vecswitch segmentation equals the kernel's; malformed headers dropped"
+log_test "vecswitch segmentation equals the kernel's, to the uplink's MTU too; malformed headers dropped"
 exit "$RET"

@@ -12,15 +12,7 @@ source "$(dirname "$(readlink -f "$0")")/../../../um/lib.sh"
 require_cmd iperf3 python3
 [ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
 
-exec_in() { local g=$1; shift; "$VECNET_SRC/scripts/uml-exec" -t 120 "$TEST_TMP/$g" -- "$@"; }
-ctl() { env -u LD_PRELOAD "$VECSWITCH" ctl --ctl "$TEST_TMP/ctl" "$@"; }
-# port_stat GUEST COUNTER: a counter of the port whose name is the guest's socket
-port_stat() {
-	ctl stats --json | python3 -c 'import json,sys
-s = json.load(sys.stdin)
-print(sum(p[sys.argv[2]] for p in s["ports"] if p["name"] == sys.argv[1]))' \
-		"$TEST_TMP/$1.sock" "$2"
-}
+source "$(dirname "$(readlink -f "$0")")/guests.sh"
 sw_stat() {
 	ctl stats --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["switch"][sys.argv[1]])' "$1"
 }
@@ -43,16 +35,10 @@ wait_for 10 test -S "$TEST_TMP/ctl"
 check_err $? "vecswitch did not start: $(tail -n 3 "$TEST_TMP/switch.log")"
 
 for g in a b c; do
-	"$UML_RUN" -k "$VMLINUX" -n "$ns" -N "vnet-$g-$$" -t 300 -q -o "$TEST_TMP/$g" \
-		-a "vec0:transport=unixdgram,path=$TEST_TMP/${path[$g]},local=$TEST_TMP/$g.sock,mac=${mac[$g]},depth=128${extra[$g]}" \
-		--agent &
-	on_exit "$VECNET_SRC/scripts/uml-exec --stop $TEST_TMP/$g"
+	boot_guest "$g" "$ns" \
+		"transport=unixdgram,path=$TEST_TMP/${path[$g]},local=$TEST_TMP/$g.sock,mac=${mac[$g]},depth=128${extra[$g]}"
 done
-for g in a b c; do
-	exec_in "$g" sh -c "ip addr add ${ip[$g]}/24 dev vec0 && ip link set vec0 up"
-	check_err $? "guest $g did not boot or bring vec0 up"
-done
-[ "$RET" -eq 0 ] || { log_test "GSO across vecswitch"; exit "$RET"; }
+guests_up "GSO across vecswitch" a b c
 
 exec_in a ethtool -k vec0 >"$TEST_TMP/a.features"
 grep -q '^tcp-segmentation-offload: on' "$TEST_TMP/a.features"
@@ -63,8 +49,7 @@ exec_in c ethtool -k vec0 | grep -q '^tcp-segmentation-offload: off'
 check_err $? "a plain unixdgram device offers TSO"
 
 for g in b c; do
-	exec_in a sh -c "for i in \$(seq 1 30); do ping -c 1 -W 1 ${ip[$g]} >/dev/null && exit 0; done; exit 1"
-	check_err $? "a never reached $g"
+	reach a "$g"
 done
 for g in a b c; do
 	exec_in "$g" iperf3 -s -D >/dev/null

@@ -694,6 +694,53 @@ TEST_F(vsw, slow_consumer)
 	EXPECT_TRUE(vsw_has_port(&self->s, G(2)->path));
 }
 
+/*
+ * A connected guest that stops reading (UML's driver, its process stopped)
+ * is held to no queue limit by the kernel: what it leaves unread stays
+ * charged to the switch's send buffer. The switch stops sending to it
+ * before that buffer is gone, and the other guests keep getting frames.
+ */
+TEST_F(vsw, stopped_connected_guest)
+{
+	struct sockaddr_un sa;
+	int i, n, alen, got = 0;
+
+	START();
+	join(_metadata, self, 3);
+	alen = vsw_addr(&sa, self->s.dgram);
+	ASSERT_EQ(0, connect(G(0)->fd, (struct sockaddr *)&sa, alen));
+
+	/* 9000-byte frames to G0, far more than any send buffer holds */
+	for (i = 0; i < 12000; i++) {
+		ASSERT_EQ(0, vsw_send(&self->s, G(1), G(0)->mac, i, 9000));
+		if (i % 100)
+			continue;
+		ASSERT_EQ(0, vsw_send(&self->s, G(1), G(2)->mac, i, 60));
+		n = vsw_recv(G(2)->fd, self->buf, sizeof(self->buf), VSW_WAIT_MS);
+		ASSERT_EQ(60, n) {
+			TH_LOG("G2 starved after %d frames to the stopped G0", i);
+		}
+		ASSERT_EQ((uint32_t)i, vsw_tag(self->buf));
+		got++;
+	}
+	EXPECT_EQ(120, got);
+	EXPECT_LT(0, vsw_stat(&self->s, G(0)->path, "tx_unread"));
+	EXPECT_EQ(0, vsw_stat(&self->s, G(2)->path, "tx_unread"));
+	EXPECT_TRUE(vsw_has_port(&self->s, G(0)->path));
+
+	/* G0 resumes: it reads what it holds, speaks, and is sent to again */
+	while (vsw_recv(G(0)->fd, self->buf, sizeof(self->buf), 200) > 0)
+		;
+	n = vsw_frame(self->buf, G(1)->mac, G(0)->mac, 7, 60);
+	ASSERT_EQ(n, send(G(0)->fd, self->buf, n, 0));
+	n = vsw_recv(G(1)->fd, self->buf, sizeof(self->buf), VSW_WAIT_MS);
+	ASSERT_EQ(60, n);
+	ASSERT_EQ(0, vsw_send(&self->s, G(1), G(0)->mac, 77777, 100));
+	n = vsw_recv(G(0)->fd, self->buf, sizeof(self->buf), VSW_WAIT_MS);
+	ASSERT_EQ(100, n);
+	EXPECT_EQ(77777u, vsw_tag(self->buf));
+}
+
 /* Write `python3 -c 'json.load'` and see that it likes the output. */
 static bool json_valid(const char *text)
 {

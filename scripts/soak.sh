@@ -1,0 +1,160 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make soak: two pairs of UML guests run TCP through vecswitch for
+# SOAK_SECONDS (default 600), in a private namespace, with the switch built
+# with AddressSanitizer and UndefinedBehaviorSanitizer. A progress line
+# every 30 s. Passes when
+#   - the switch reports nothing and exits cleanly at the end,
+#   - its resident memory after warm-up (the first 60 s) grows by less
+#     than SOAK_RSS_KB (default 4096 KiB),
+#   - its frame accounting adds up: every frame meant for a port was sent,
+#     dropped and counted, or is still queued,
+#   - both flows moved data throughout (no empty iperf3 interval).
+
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${VECNET_BUILD:-$top/build}
+vmlinux=$build/vmlinux
+vecswitch=$build/vecswitch-asan
+secs=${SOAK_SECONDS:-600}
+rss_slack=${SOAK_RSS_KB:-4096}
+warmup=60
+
+say() { printf '  %-7s %s\n' SOAK "$*"; }
+die() { echo "soak: $*" >&2; exit 1; }
+
+[ "$(id -u)" -eq 0 ] || die "needs root (network namespaces)"
+[ -x "$vmlinux" ] || die "no $vmlinux (run 'make')"
+[ -x "$vecswitch" ] || die "no $vecswitch (run 'make')"
+case $secs in ''|*[!0-9]*) die "SOAK_SECONDS wants a whole number" ;; esac
+[ "$secs" -ge $((warmup + 30)) ] || die "SOAK_SECONDS must be at least $((warmup + 30))"
+
+ns=vecnet-soak-$$
+work=$(mktemp -d /tmp/vecnet-soak.XXXXXX)
+guests=(g1 g2 g3 g4)
+swpid=
+
+# shellcheck disable=SC2317  # invoked through trap
+cleanup() {
+	local g
+	for g in "${guests[@]}"; do
+		[ -f "$work/$g/pgid" ] && kill -KILL -- "-$(cat "$work/$g/pgid")" 2>/dev/null
+	done
+	[ -n "$swpid" ] && kill -KILL "$swpid" 2>/dev/null
+	ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null || true
+	ip netns del "$ns" 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+exec_in() { local g=$1; shift; "$top/scripts/uml-exec" -t $((secs + 120)) "$work/$g" -- "$@"; }
+ctl() { env -u LD_PRELOAD "$vecswitch" ctl --ctl "$work/ctl" "$@"; }
+rss_kb() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$swpid/status"; }
+
+ip netns add "$ns"
+ip -n "$ns" link set lo up
+ip netns exec "$ns" sysctl -qw net.unix.max_dgram_qlen=512
+ip netns exec "$ns" "$vecswitch" --dgram "$work/sw.sock" --ctl "$work/ctl" \
+	2>"$work/switch.log" &
+swpid=$!
+for _ in $(seq 100); do [ -S "$work/ctl" ] && break; sleep 0.1; done
+[ -S "$work/ctl" ] || die "the switch did not start: $(tail -n 3 "$work/switch.log")"
+
+say "booting ${#guests[@]} guests"
+for g in "${guests[@]}"; do
+	"$top/scripts/uml-run" -k "$vmlinux" -n "$ns" -N "soak-$g-$$" -t $((secs + 300)) -q \
+		-o "$work/$g" -a "vec0:transport=unixdgram,path=$work/sw.sock,depth=128" \
+		--agent >/dev/null 2>&1 &
+done
+i=0
+for g in "${guests[@]}"; do
+	i=$((i + 1))
+	exec_in "$g" sh -c "ip addr add 198.18.10.$i/24 dev vec0 && ip link set vec0 up" ||
+		die "guest $g did not come up: $(tail -n 5 "$work/$g/console.log")"
+done
+exec_in g2 iperf3 -s -D >/dev/null
+exec_in g4 iperf3 -s -D >/dev/null
+for p in "g1 198.18.10.2" "g3 198.18.10.4"; do
+	read -r g dst <<<"$p"
+	exec_in "$g" sh -c "for i in \$(seq 1 30); do ping -c 1 -W 1 $dst >/dev/null && exit 0; done; exit 1" ||
+		die "$g cannot reach $dst"
+done
+
+say "two TCP flows for ${secs}s (g1 -> g2, g3 -> g4), switch under ASan/UBSan"
+exec_in g1 iperf3 -c 198.18.10.2 -t "$secs" -i 10 -J >"$work/f1.json" &
+f1=$!
+exec_in g3 iperf3 -c 198.18.10.4 -t "$secs" -i 10 -J >"$work/f2.json" &
+f2=$!
+start=$SECONDS
+rss_warm=
+while kill -0 "$f1" 2>/dev/null || kill -0 "$f2" 2>/dev/null; do
+	sleep 5
+	t=$((SECONDS - start))
+	if [ -z "$rss_warm" ] && [ "$t" -ge "$warmup" ]; then
+		rss_warm=$(rss_kb)
+		say "warm-up over at ${t}s: switch RSS ${rss_warm} KiB"
+	fi
+	if [ $((t % 30)) -lt 5 ]; then
+		frames=$(ctl stats --json | python3 -c 'import json,sys
+print(sum(p["rx_frames"] for p in json.load(sys.stdin)["ports"]))')
+		say "${t}s/${secs}s: switch RSS $(rss_kb) KiB, ${frames} frames in"
+	fi
+	kill -0 "$swpid" 2>/dev/null || die "the switch died: $(tail -n 5 "$work/switch.log")"
+	[ "$t" -lt $((secs + 120)) ] || die "the flows did not end"
+done
+wait "$f1" || die "flow g1 -> g2 failed"
+wait "$f2" || die "flow g3 -> g4 failed"
+rss_end=$(rss_kb)
+sleep 1
+
+fail=0
+python3 - "$work/f1.json" "$work/f2.json" <<'PY' || fail=1
+import json, sys
+for f in sys.argv[1:]:
+    d = json.load(open(f))
+    iv = [i["sum"]["bits_per_second"] for i in d["intervals"]]
+    avg = d["end"]["sum_received"]["bits_per_second"]
+    print("  SOAK    flow %s: %.2f Gbit/s on average, slowest 10 s %.2f Gbit/s"
+          % (f.rsplit("/", 1)[1], avg / 1e9, min(iv) / 1e9))
+    if min(iv) <= 0:
+        sys.exit("soak: a flow stalled")
+PY
+
+growth=$((rss_end - rss_warm))
+say "switch RSS ${rss_warm} KiB after warm-up, ${rss_end} KiB at the end (${growth} KiB)"
+if [ "$growth" -ge "$rss_slack" ]; then
+	echo "soak: FAIL resident memory grew by ${growth} KiB after warm-up" >&2
+	fail=1
+fi
+
+stats=$(ctl stats --json)
+ports=$(ctl ports --json)
+python3 - "$stats" "$ports" <<'PY' || fail=1
+import json, sys
+s = json.loads(sys.argv[1])
+queued = sum(p["queue"] for p in json.loads(sys.argv[2])["ports"])
+sw = s["switch"]
+out = sum(p["tx_frames"] + p["tx_queue_full"] + p["tx_errors"] for p in s["ports"])
+drops = sum(p["tx_queue_full"] + p["tx_errors"] for p in s["ports"])
+print("  SOAK    frames meant for ports %d = sent or dropped %d + queued %d + "
+      "retired %d (%d dropped)" % (sw["tx_wanted"], out, queued, sw["tx_retired"], drops))
+if sw["tx_wanted"] != out + queued + sw["tx_retired"]:
+    sys.exit("soak: FAIL the switch's frame accounting does not add up")
+PY
+
+kill -TERM "$swpid"
+if ! wait "$swpid"; then
+	echo "soak: FAIL the switch did not exit cleanly" >&2
+	fail=1
+fi
+swpid=
+if grep -q "runtime error\|ERROR: AddressSanitizer\|LeakSanitizer" "$work/switch.log"; then
+	echo "soak: FAIL sanitizer report:" >&2
+	grep -m 5 "runtime error\|AddressSanitizer\|LeakSanitizer" "$work/switch.log" >&2
+	fail=1
+fi
+[ "$fail" -eq 0 ] || exit 1
+say "PASS: ${secs}s, no sanitizer report, memory flat, accounting adds up"
