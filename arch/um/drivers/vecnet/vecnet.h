@@ -203,6 +203,7 @@ struct vecnet_xstats {
 	u64_stats_t tx_coalesce_timer;
 	u64_stats_t peer_lost;
 	u64_stats_t peer_back;
+	u64_stats_t rx_alloc_failed;
 	struct u64_stats_sync syncp;
 };
 

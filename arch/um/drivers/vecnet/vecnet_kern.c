@@ -10,6 +10,7 @@
  * of dropping.  The carrier follows the peer's presence.
  */
 
+#include <linux/fault-inject.h>
 #include <linux/init.h>
 #include <linux/memblock.h>
 #include <linux/mutex.h>
@@ -64,6 +65,7 @@ const struct vecnet_stat_desc vecnet_xstats_desc[] = {
 	VECNET_XSTAT(tx_coalesce_timer),
 	VECNET_XSTAT(peer_lost),
 	VECNET_XSTAT(peer_back),
+	VECNET_XSTAT(rx_alloc_failed),
 };
 
 const unsigned int vecnet_xstats_count = ARRAY_SIZE(vecnet_xstats_desc);
@@ -144,11 +146,40 @@ static void vecnet_rx_peer_lost(struct vecnet_dev *vn)
 	spin_unlock(&vn->tx.lock);
 }
 
+/*
+ * Receive buffers that fail to allocate on request, to show the driver
+ * under memory pressure: the fault-injection attribute fail_vecnet_rx in
+ * debugfs (probability, interval, times, ...), or at boot
+ * fail_vecnet_rx=<interval>,<probability>,<space>,<times>.  Only the
+ * receive path asks; bringing a device up never fails this way.
+ */
+#ifdef CONFIG_FAULT_INJECTION
+static DECLARE_FAULT_ATTR(vecnet_fail_rx);
+
+static int __init vecnet_fail_rx_setup(char *str)
+{
+	return setup_fault_attr(&vecnet_fail_rx, str);
+}
+__setup("fail_vecnet_rx=", vecnet_fail_rx_setup);
+
+static bool vecnet_rx_alloc_fails(void)
+{
+	return should_fail(&vecnet_fail_rx, 1);
+}
+#else
+static bool vecnet_rx_alloc_fails(void)
+{
+	return false;
+}
+#endif
+
 static struct sk_buff *vecnet_rx_skb(struct vecnet_dev *vn, bool in_napi)
 {
 	unsigned int len = vn->cfg.headroom + vn->rx.buf_len;
 	struct sk_buff *skb;
 
+	if (in_napi && vecnet_rx_alloc_fails())
+		return NULL;
 	skb = in_napi ? napi_alloc_skb(&vn->napi, len) :
 			netdev_alloc_skb(vn->dev, len);
 	if (skb)
@@ -170,6 +201,8 @@ static struct sk_buff *vecnet_rx_copy(struct vecnet_dev *vn, const u8 *data,
 	unsigned int off, f = 0;
 	struct sk_buff *skb;
 
+	if (vecnet_rx_alloc_fails())
+		return NULL;
 	skb = napi_alloc_skb(&vn->napi, vn->cfg.headroom + head);
 	if (!skb)
 		return NULL;
@@ -285,6 +318,7 @@ static void vecnet_rx_frame(struct vecnet_dev *vn, unsigned int i)
 				     len - extra);
 		vecnet_rx_slot(vn, i);
 		if (unlikely(!skb)) {
+			vecnet_xstats_inc(vn, &vn->xstats.rx_alloc_failed);
 			dev_dstats_rx_dropped(dev);
 			return;
 		}
@@ -293,6 +327,7 @@ static void vecnet_rx_frame(struct vecnet_dev *vn, unsigned int i)
 		/* Refill first: without a fresh buffer the frame is dropped */
 		fresh = vecnet_rx_skb(vn, true);
 		if (unlikely(!fresh)) {
+			vecnet_xstats_inc(vn, &vn->xstats.rx_alloc_failed);
 			vecnet_rx_drop(vn, i);
 			return;
 		}
@@ -1226,6 +1261,12 @@ static int __init vecnet_boot_init(void)
 {
 	struct vecnet_boot_spec *b;
 	struct vecnet_err err;
+
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+	if (IS_ERR(fault_create_debugfs_attr("fail_vecnet_rx", NULL,
+					     &vecnet_fail_rx)))
+		pr_warn("vecnet: no fail_vecnet_rx in debugfs\n");
+#endif
 
 	list_for_each_entry(b, &vecnet_boot_specs, list)
 		if (vecnet_device_add(b->spec, &err))
