@@ -1,35 +1,46 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run-fuzz.sh - run each vecswitch libFuzzer target for a bounded time.
-# First every file under regress/TARGET/ (inputs that once crashed) is
-# replayed, then the target fuzzes from the seed corpus in corpus/TARGET/
-# (copied, so the repository's seeds stay as they are). One progress line
-# per target; exit 1 when any target crashes, with the input kept.
+# run-fuzz.sh - run each libFuzzer target of a fuzz directory for a
+# bounded time: vecswitch's (this one) or the vecnet driver's
+# (tools/testing/vecnet-fuzz, with --src). First every file under
+# regress/TARGET/ (inputs that once crashed) is replayed, then the target
+# fuzzes from the seed corpus in corpus/TARGET/ (copied, so the
+# repository's seeds stay as they are). One progress line per target;
+# exit 1 when any target crashes, with the input kept.
 #
-#   run-fuzz.sh [--bin-dir DIR] [--seconds N] [--keep DIR] [TARGET...]
+#   run-fuzz.sh [--src DIR] [--bin-dir DIR] [--seconds N] [--keep DIR] [TARGET...]
 #
-# TARGET is forward, stream, ctl or gso (default: all). FUZZ_SECONDS sets the
-# default time per target (60).
+# TARGET is one of the directories under DIR/corpus (default: all of
+# them; here forward, stream, ctl and gso). FUZZ_SECONDS sets the default
+# time per target (60).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-bin_dir=$here/build
+bin_dir=
+src=$here
 seconds=${FUZZ_SECONDS:-60}
 keep=
 targets=()
 
 while [ $# -gt 0 ]; do
 	case $1 in
+	--src) src=$(cd "$2" && pwd) || exit 2; shift 2 ;;
 	--bin-dir) bin_dir=$2; shift 2 ;;
 	--seconds) seconds=$2; shift 2 ;;
 	--keep) keep=$2; shift 2 ;;
-	-h|--help) sed -n '3,13p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,16p' "$0"; exit 0 ;;
 	-*) echo "run-fuzz.sh: unknown option $1" >&2; exit 2 ;;
 	*) targets+=("$1"); shift ;;
 	esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(forward stream ctl gso)
+[ -n "$bin_dir" ] || bin_dir=$src/build
+if [ ${#targets[@]} -eq 0 ]; then
+	for t in "$src"/corpus/*/; do
+		t=${t%/}
+		targets+=("${t##*/}")
+	done
+fi
 case $seconds in
 ''|*[!0-9]*) echo "run-fuzz.sh: --seconds wants a whole number" >&2; exit 2 ;;
 esac
@@ -41,17 +52,17 @@ failed=0
 for t in "${targets[@]}"; do
 	bin=$bin_dir/fuzz_$t
 	if [ ! -x "$bin" ]; then
-		echo "fuzz: $t: $bin missing (make -C $here)" >&2
+		echo "fuzz: $t: $bin missing (make -C $src)" >&2
 		failed=1
 		continue
 	fi
 	log=$work/$t.log
 	art=$work/$t-artifacts/
 	mkdir -p "$art" "$work/$t-corpus"
-	cp -- "$here/corpus/$t/"* "$work/$t-corpus/" 2>/dev/null
+	cp -- "$src/corpus/$t/"* "$work/$t-corpus/" 2>/dev/null
 
 	# inputs that crashed once must never crash again
-	regress=("$here/regress/$t/"*)
+	regress=("$src/regress/$t/"*)
 	if [ -e "${regress[0]}" ] &&
 	   ! timeout 120 "$bin" -runs=1 "${regress[@]}" >"$log" 2>&1; then
 		echo "fuzz: $t: FAIL replaying regress/$t"

@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build the vecswitch libFuzzer targets (frame intake and forwarding, the
-# stream framer, the control protocol, virtio-net headers and software
-# segmentation), replay every input that once
-# crashed them, then fuzz each briefly from the seed corpus. Any crash,
-# sanitizer report or broken invariant fails the test.
+# Build the project's libFuzzer targets: vecswitch's (frame intake and
+# forwarding, the stream framer, the control protocol, virtio-net headers
+# and software segmentation) and the vecnet driver's, built for the host
+# (its option parser, the gre and l2tpv3 receive checks); replay every
+# input that once crashed them, then fuzz each briefly from the seed
+# corpus. Any crash, sanitizer report or broken invariant fails the test.
 #
 # Needs: clang with libFuzzer (Debian: clang-14 libclang-rt-14-dev) and the
 # project's sources ($VECNET_SRC, set by scripts/run-selftests.sh).
@@ -28,18 +29,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
-src=""
-for d in "${VECNET_SRC:-}/tools/net/vecswitch/fuzz" \
-	 "$here/../../../../../net/vecswitch/fuzz"; do
-	if [ -f "$d/run-fuzz.sh" ]; then
-		src=$(cd "$d" && pwd)
-		break
+srcs=()
+for d in "${VECNET_SRC:-$here/../../../../../..}/tools/net/vecswitch/fuzz" \
+	 "${VECNET_SRC:-$here/../../../../../..}/tools/testing/vecnet-fuzz"; do
+	if [ ! -f "$d/Makefile" ]; then
+		log "FAIL: fuzz sources not found in $d (set VECNET_SRC to the project)"
+		exit 1
 	fi
+	srcs+=("$(cd "$d" && pwd)")
 done
-if [ -z "$src" ]; then
-	log "FAIL: fuzz sources not found (set VECNET_SRC to the project)"
-	exit 1
-fi
+runner=${srcs[0]}/run-fuzz.sh
 
 clang=""
 for c in clang-16 clang-15 clang-14 clang; do
@@ -59,17 +58,18 @@ if ! "$clang" -fsanitize=fuzzer -o "$out/probe" "$out/probe.c" 2>/dev/null; then
 	exit "$ksft_skip"
 fi
 
-log "building fuzz targets with $clang"
-# a clean make: the runner's MAKEFLAGS (OUTPUT=...) must not leak in
-if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-	make -s -C "$src" CLANG="$clang" O="$out" >"$out/build.log" 2>&1; then
-	sed 's/^/# /' "$out/build.log"
-	log "FAIL: fuzz targets do not build"
-	exit 1
-fi
-
-if "$src/run-fuzz.sh" --bin-dir "$out" --seconds "$seconds" | sed 's/^/# /'; then
-	exit 0
-fi
-log "FAIL: a fuzz target crashed"
-exit 1
+rc=0
+for src in "${srcs[@]}"; do
+	log "building the fuzz targets of ${src#"${VECNET_SRC:-}"/} with $clang"
+	# a clean make: the runner's MAKEFLAGS (OUTPUT=...) must not leak in
+	if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+		make -s -C "$src" CLANG="$clang" O="$out" >"$out/build.log" 2>&1; then
+		sed 's/^/# /' "$out/build.log"
+		log "FAIL: fuzz targets do not build"
+		exit 1
+	fi
+	"$runner" --src "$src" --bin-dir "$out" --seconds "$seconds" | sed 's/^/# /'
+	[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+done
+[ "$rc" -eq 0 ] || log "FAIL: a fuzz target crashed"
+exit "$rc"

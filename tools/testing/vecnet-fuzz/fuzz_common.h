@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the vecnet fuzz targets share: see fuzz_common.c */
+#ifndef VECNET_FUZZ_COMMON_H
+#define VECNET_FUZZ_COMMON_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* An invariant of the code under test broke: report and crash */
+#define FZ_ASSERT(c) do {						\
+	if (!(c)) {							\
+		fprintf(stderr, "invariant failed: %s (%s:%d)\n", #c,	\
+			__FILE__, __LINE__);				\
+		abort();						\
+	}								\
+} while (0)
+
+#endif
