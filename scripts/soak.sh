@@ -137,8 +137,9 @@ import json, sys
 s = json.loads(sys.argv[1])
 queued = sum(p["queue"] for p in json.loads(sys.argv[2])["ports"])
 sw = s["switch"]
-out = sum(p["tx_frames"] + p["tx_queue_full"] + p["tx_errors"] for p in s["ports"])
-drops = sum(p["tx_queue_full"] + p["tx_errors"] for p in s["ports"])
+drop_kinds = ("tx_queue_full", "tx_oversize", "tx_unread", "tx_errors")
+drops = sum(p[k] for p in s["ports"] for k in drop_kinds)
+out = sum(p["tx_frames"] for p in s["ports"]) + drops
 print("  SOAK    frames meant for ports %d = sent or dropped %d + queued %d + "
       "retired %d (%d dropped)" % (sw["tx_wanted"], out, queued, sw["tx_retired"], drops))
 if sw["tx_wanted"] != out + queued + sw["tx_retired"]:
