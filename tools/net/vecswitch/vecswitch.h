@@ -30,6 +30,8 @@ struct ucred;
 #define VS_VNET_FRAME_MAX	(65536 + 18)
 #define VS_GSO_MAX_SEGS		1024
 #define VS_BATCH		64	/* frames per recvmmsg/sendmmsg */
+/* Freed heap memory the switch keeps for its next frames (mallopt) */
+#define VS_HEAP_KEEP		(64 << 20)
 #define VS_NAME_LEN		128
 #define VS_ALLOW_MAX		32	/* ids in --allow-uid / --allow-gid */
 /* room for one SCM_CREDENTIALS message (CMSG_SPACE of a struct ucred) */
