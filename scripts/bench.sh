@@ -10,7 +10,7 @@
 #   IDLE="0 4" limits the idle suite to those numbers of idle guests.
 #
 # Suites: transports (tap, raw and hybrid, ours against the kernel's
-# bundled vector driver, both ways), tunnels (gre, l2tpv3 and bess guest
+# bundled vector driver, both ways; tap also with iperf3 -l 1M), tunnels (gre, l2tpv3 and bess guest
 # to guest, ours against the bundled driver), g2g (guest to guest over unixdgram
 # through vecswitch, both ways, depth 64 and 128, and with virtio-net
 # headers (vnet=1 on a --vnet socket) at depth 128), idle (one pair's
@@ -19,6 +19,12 @@
 # vxlan (a pair on two "hosts" joined by VXLAN against the same pair on
 # one host), faults (a pair alone, next to a guest flooded with UDP, and
 # next to that guest stopped with SIGSTOP).
+#
+# Read size: with iperf3's default 128 KiB reads a receiving UML guest is
+# bound by its own iperf3's system calls (each one a round of ptrace
+# stops between the guest's process and its kernel), whatever the driver.
+# The -1M cases read and write 1 MiB at a time, which leaves the driver
+# and the stack as the limit; both sides of every ratio use the same size.
 
 set -euo pipefail
 
@@ -151,10 +157,13 @@ transport_host() {
 }
 
 bench_transports() {
-	local t kernel variant dir flag r bps vals spec
+	local t kernel variant dir flag len r bps vals spec
 
 	[ -x "$baseline" ] || die "no $baseline (run 'make baseline')"
-	for t in tap raw hybrid; do
+	# tap-1M: tap again with 1 MiB reads and writes (see the header)
+	for t in tap tap-1M raw hybrid; do
+		len=
+		[ "$t" = tap-1M ] && len="-l 1M"
 		for variant in baseline ours; do
 			kernel=$ours
 			[ "$variant" = baseline ] && kernel=$baseline
@@ -165,13 +174,13 @@ bench_transports() {
 				for r in $(seq 1 "$runs"); do
 					say "$t $variant $dir run $r/$runs"
 					netns_fresh
-					spec=$(transport_host "$t")
+					spec=$(transport_host "${t%-1M}")
 					ip netns exec "$ns" iperf3 -s -1 -B 198.18.2.1 >/dev/null 2>&1 &
 					pids+=($!)
 					sleep 0.5
 					guest_bg "$t-$r" "$kernel" $((secs + 60)) \
 						"ip addr add 198.18.2.2/24 dev vec0 && ip link set vec0 up &&
-						 iperf3 -c 198.18.2.1 -t $secs $flag -J >result.json" \
+						 iperf3 -c 198.18.2.1 -t $secs $flag $len -J >result.json" \
 						-a "vec0:$spec"
 					wait "${pids[-1]}" || true
 					bps=$(bps_of "$work/$t-$r/result.json")
@@ -257,7 +266,7 @@ pair_through_switch() {
 		for i in $(seq 1 "$idle"); do
 			guest_bg "idle$i" "$ours" $((secs + 90)) \
 				"ip addr add 198.18.1.$((10 + i))/24 dev vec0 && ip link set vec0 up &&
-				 touch up && for t in \$(seq 120); do [ -e $work/stop ] && break; sleep 1; done;
+				 touch up && $idle_wait;
 				 cat /sys/class/net/vec0/statistics/rx_bytes >rx_bytes" \
 				-a "vec0:transport=unixdgram,path=$work/sw.sock,depth=$depth"
 		done
@@ -295,6 +304,12 @@ pair_through_switch() {
 	fi
 }
 
+# An idle guest waits for $work/stop (bounded, 120 s) with a timed read
+# of a FIFO of its own: a sleep(1) a second would be a fork and exec,
+# which in UML costs a measurable share of a host CPU per idle guest.
+idle_wait="bash -c 'mkfifo /run/idle && exec 3<>/run/idle &&
+	for t in \$(seq 120); do [ -e $work/stop ] && break; read -r -t 1 -u 3 _ || :; done'"
+
 # iperf3 client flags of pair_through_switch: -R for the reverse flow
 iperf_flags=
 # pair_vnet=1: the pair talks through the --vnet socket with vnet=1
@@ -314,6 +329,8 @@ bench_g2g() {
 	pair_through_switch g2g "vnet-depth128-fwd" vecswitch 128 0
 	iperf_flags=-R
 	pair_through_switch g2g "vnet-depth128-rev" vecswitch 128 0
+	iperf_flags="-l 1M"
+	pair_through_switch g2g "vnet-depth128-fwd-1M" vecswitch 128 0
 	pair_vnet=0
 	iperf_flags=
 }
