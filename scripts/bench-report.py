@@ -69,6 +69,9 @@ def ratios(recs):
         q = ratio(find(recs, "idle", f"idle{n}", "switch"), find(recs, "idle", f"idle{n}", "hub"))
         if q is not None:
             out.append({"what": f"{n} idle: switch / hub", "ratio": q})
+        q = ratio(find(recs, "idle", f"idle{n}", "elsewhere"), find(recs, "idle", "idle0", "switch"))
+        if q is not None:
+            out.append({"what": f"{n} idle guests on a second switch / 0 idle", "ratio": q})
     for size in ("64B", "1514B"):
         for other in ("hub", "vde_switch"):
             q = ratio(find(recs, "rate", size, "vecswitch"), find(recs, "rate", size, other))

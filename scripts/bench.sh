@@ -14,7 +14,8 @@
 # to guest, ours against the bundled driver), g2g (guest to guest over unixdgram
 # through vecswitch, both ways, depth 64 and 128, and with virtio-net
 # headers (vnet=1 on a --vnet socket) at depth 128), idle (one pair's
-# throughput with idle guests attached, switch against --hub), rate (port
+# throughput with idle guests attached, switch against --hub, and as a
+# control the most idle guests on a second switch), rate (port
 # to port forwarding with 2 idle ports: vecswitch, --hub, vde_switch),
 # vxlan (a pair on two "hosts" joined by VXLAN against the same pair on
 # one host), faults (a pair alone, next to a guest flooded with UDP, and
@@ -263,12 +264,20 @@ pair_through_switch() {
 		sw=$!
 		pids+=("$sw")
 		for i in $(seq 50); do [ -S "$work/sw.sock" ] && break; sleep 0.1; done
+		idle_sock=$work/sw.sock
+		if [ "$idle_elsewhere" = 1 ]; then
+			idle_sock=$work/other.sock
+			ip netns exec "$ns" "$vecswitch" --dgram "$idle_sock" \
+				2>"$work/other.log" &
+			pids+=($!)
+			for i in $(seq 50); do [ -S "$idle_sock" ] && break; sleep 0.1; done
+		fi
 		for i in $(seq 1 "$idle"); do
 			guest_bg "idle$i" "$ours" $((secs + 90)) \
 				"ip addr add 198.18.1.$((10 + i))/24 dev vec0 && ip link set vec0 up &&
 				 touch up && $idle_wait;
 				 cat /sys/class/net/vec0/statistics/rx_bytes >rx_bytes" \
-				-a "vec0:transport=unixdgram,path=$work/sw.sock,depth=$depth"
+				-a "vec0:transport=unixdgram,path=$idle_sock,depth=$depth"
 		done
 		# the pair starts once the idle guests have booted: their boot
 		# is not what is measured
@@ -291,6 +300,10 @@ pair_through_switch() {
 		done
 		kill "$sw" 2>/dev/null || true
 		wait "$sw" 2>/dev/null || true
+		if [ "$idle_elsewhere" = 1 ]; then
+			kill "${pids[-3 - idle]}" 2>/dev/null || true
+			wait "${pids[-3 - idle]}" 2>/dev/null || true
+		fi
 		bps=$(bps_of "$work/cli/result.json")
 		vals+=("$bps")
 		cpus+=("$(echo "$cpu1 - $cpu0" | bc)")
@@ -314,6 +327,8 @@ idle_wait="bash -c 'mkfifo /run/idle && exec 3<>/run/idle &&
 iperf_flags=
 # pair_vnet=1: the pair talks through the --vnet socket with vnet=1
 pair_vnet=0
+# idle_elsewhere=1: the idle guests attach to a second switch instead
+idle_elsewhere=0
 
 bench_g2g() {
 	local d
@@ -341,6 +356,15 @@ bench_idle() {
 		pair_through_switch idle "idle$n" switch 128 "$n"
 		pair_through_switch idle "idle$n" hub 128 "$n" --hub
 	done
+	# The control: the same idle guests on a switch of their own, so
+	# what they cost the pair without the pair's switch knowing of them
+	n=${IDLE:-0 1 2 4}
+	n=${n##* }
+	if [ "$n" -gt 0 ]; then
+		idle_elsewhere=1
+		pair_through_switch idle "idle$n" elsewhere 128 "$n"
+		idle_elsewhere=0
+	fi
 }
 
 # start_switch NS SOCK [flags...]: a vecswitch in NS on SOCK, until it is up
