@@ -103,6 +103,8 @@ void vecnet_err_set(struct vecnet_err *err, const char *fmt, ...) __printf(2, 3)
 
 /* probe_peer: the peer answers, and is not the one seen before */
 #define VECNET_PEER_NEW		1
+/* probe_peer: the peer cannot be asked, but the connection to it holds */
+#define VECNET_PEER_HELD	2
 
 /* The core builds and checks a virtio_net_hdr in the header slot */
 #define VECNET_TF_VNET_HDR	BIT(0)
@@ -141,7 +143,8 @@ struct vecnet_transport {
 	void (*shutdown)(struct vecnet_dev *vn);
 	/*
 	 * Optional: 0 when the peer takes frames, VECNET_PEER_NEW when a
-	 * different peer does now, else a negative errno
+	 * different peer does now, VECNET_PEER_HELD when it cannot be asked
+	 * and the carrier stays as it is, else a negative errno
 	 */
 	int (*probe_peer)(struct vecnet_dev *vn);
 	/* Optional: fill vn->tx_hdr_len bytes in front of a frame */

@@ -753,7 +753,13 @@ static void vecnet_link_work(struct work_struct *work)
 	int err;
 
 	err = vn->transport->probe_peer(vn);
-	if (err >= 0) {
+	if (err == VECNET_PEER_HELD) {
+		/*
+		 * The carrier was on when the probe looked; a send may have
+		 * taken it away since, and the probe has no say in that.
+		 */
+		vn->link_backoff_ms = VECNET_LINK_MIN_MS;
+	} else if (err >= 0) {
 		if (!netif_carrier_ok(dev)) {
 			netif_carrier_on(dev);
 			vecnet_xstats_inc(vn, &vn->xstats.peer_back);

@@ -148,12 +148,13 @@ static int vecnet_unixdgram_probe(struct vecnet_dev *vn)
 
 	err = vecnet_user_unix_connect(vn->fd, ud->peer, &id);
 	/*
-	 * Nothing at the path while frames still go: the socket file was
-	 * removed under a peer that runs on, and the connection to it
-	 * holds.  A peer that died shows as ECONNREFUSED on the next send.
+	 * Nothing at the path while the carrier is on: the socket file was
+	 * removed under a peer that may run on, and the connection to it
+	 * holds.  A peer that died shows as ECONNREFUSED on the next send,
+	 * which takes the carrier away; until then nothing changes.
 	 */
 	if (err == -ENOENT && netif_carrier_ok(vn->dev))
-		return 0;
+		return VECNET_PEER_HELD;
 	if (err)
 		return err;
 	if (id == ud->peer_id)

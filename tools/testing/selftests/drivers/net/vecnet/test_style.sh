@@ -12,8 +12,8 @@ src=$VECNET_SRC/arch/um/drivers/vecnet
 [ -x "$tree/scripts/checkpatch.pl" ] || { echo "SKIP: no kernel tree"; exit "$ksft_skip"; }
 
 # UNDOCUMENTED_SETUP: with -f, checkpatch only counts documentation
-# added in the same patch; patches/vecnet documents vec<n>: in
-# kernel-parameters.txt.
+# added in the same patch; patches/vecnet documents vec<n>: and
+# fail_vecnet_rx= in kernel-parameters.txt.
 for f in "$src"/*.[ch]; do
 	if ! out=$("$tree/scripts/checkpatch.pl" --strict --no-tree -q \
 			--ignore UNDOCUMENTED_SETUP -f "$f" 2>&1); then
