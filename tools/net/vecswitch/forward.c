@@ -99,10 +99,13 @@ static void enqueue(struct vs_switch *sw, struct vs_port *out,
 	 * A dgram guest connected to the switch's socket is not held to
 	 * max_dgram_qlen: what it leaves unread stays charged to the send
 	 * buffer every dgram guest shares, and a guest that stopped reading
-	 * would take all of it. Once more than half of that buffer is
-	 * unread, a guest that was sent 4 MiB without sending a frame back
-	 * gets nothing more until it does. A guest that reads keeps the
-	 * buffer empty, however little it sends.
+	 * would take all of it. While more than half of that buffer is
+	 * unread, a guest that was sent its unread limit (4 MiB, or a
+	 * quarter of the buffer if less) without sending a frame back gets
+	 * nothing more, until it sends or the buffer drains below half.
+	 * The kernel does not say whose datagrams fill the buffer: a guest
+	 * that reads but only receives is held back too while a stopped
+	 * one fills it.
 	 */
 	if (out->type == VS_PORT_DGRAM && vs_dgram_stalled(sw, out)) {
 		sw->st.tx_wanted++;

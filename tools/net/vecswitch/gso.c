@@ -326,9 +326,11 @@ int vs_buf_plain(struct vs_switch *sw, struct vs_buf *b, unsigned int size)
 		memcpy(s->data + g->hlen, b->data + g->hlen + i * size, chunk);
 		seg_fix(s, b, i, n, size);
 	}
+	/* a super-frame counts once, however many sizes it is cut to */
+	if (!b->seg_size)
+		sw->st.gso_frames++;
 	b->nseg = n;
 	b->seg_size = size;
-	sw->st.gso_frames++;
 	sw->st.gso_segments += n;
 	return 0;
 }

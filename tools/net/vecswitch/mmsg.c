@@ -53,7 +53,9 @@ static bool dgram_ready(const struct vs_switch *sw, const struct vs_port *p,
  * Gather the queues of every dgram peer of one socket that may be sent to
  * into one sendmmsg. A peer whose queue is full answers EAGAIN; it backs
  * off on its own and the others keep going, so one stopped guest blocks
- * nobody. Peers of the --vnet socket get the header in front.
+ * nobody (a connected one, which gets no EAGAIN, is held back by
+ * vs_dgram_stalled instead). Peers of the --vnet socket get the header
+ * in front.
  */
 static void flush_sock(struct vs_switch *sw, bool vnet)
 {
