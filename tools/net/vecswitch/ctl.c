@@ -158,13 +158,14 @@ static void report_ports(struct vs_switch *sw, struct sbuf *sb, bool json)
 {
 	bool first = true;
 	unsigned int i;
-	char mac[18];
+	char mac[18], mtu[12];
 
 	if (json)
 		sb_printf(sb, "{\"ports\":[");
 	else
-		sb_printf(sb, "%-5s %-9s %-6s %-5s %-11s %-17s %s\n", "ID",
-			  "TYPE", "UPLINK", "MACS", "QUEUE", "LOCKED", "NAME");
+		sb_printf(sb, "%-5s %-9s %-6s %-5s %-11s %-17s %-6s %s\n", "ID",
+			  "TYPE", "UPLINK", "MACS", "QUEUE", "LOCKED", "MTU",
+			  "NAME");
 	for (i = 0; i < sw->nports; i++) {
 		struct vs_port *p = sw->ports[i];
 
@@ -174,20 +175,25 @@ static void report_ports(struct vs_switch *sw, struct sbuf *sb, bool json)
 			vs_mac_str(mac, p->lock_mac);
 		else
 			snprintf(mac, sizeof(mac), "-");
+		/* only the tap has an MTU the switch holds frames to */
+		if (p->mtu)
+			snprintf(mtu, sizeof(mtu), "%u", p->mtu);
+		else
+			snprintf(mtu, sizeof(mtu), json ? "null" : "-");
 		if (!json) {
-			sb_printf(sb, "%-5u %-9s %-6s %-5u %5u/%-5u %-17s %s\n",
+			sb_printf(sb, "%-5u %-9s %-6s %-5u %5u/%-5u %-17s %-6s %s\n",
 				  p->id, vs_port_type_name(p),
 				  p->uplink ? "yes" : "no", p->fdb_count,
-				  p->txq.count, p->txq.cap, mac, p->name);
+				  p->txq.count, p->txq.cap, mac, mtu, p->name);
 			continue;
 		}
 		sb_printf(sb, "%s{\"id\":%u,\"type\":\"%s\",\"name\":",
 			  first ? "" : ",", p->id, vs_port_type_name(p));
 		sb_json_str(sb, p->name);
 		sb_printf(sb, ",\"uplink\":%s,\"macs\":%u,\"queue\":%u,"
-			  "\"queue_max\":%u,\"locked_mac\":",
+			  "\"queue_max\":%u,\"mtu\":%s,\"locked_mac\":",
 			  p->uplink ? "true" : "false", p->fdb_count,
-			  p->txq.count, p->txq.cap);
+			  p->txq.count, p->txq.cap, mtu);
 		if (p->locked)
 			sb_printf(sb, "\"%s\"}", mac);
 		else

@@ -966,20 +966,28 @@ int vs_tap_open(struct vs_switch *sw, const char *ifname)
 /*
  * The uplink's MTU, read again once a second: a frame larger than it
  * would be dropped by the bridge or tunnel behind the tap without a
- * trace, so the switch drops and counts it (tx_oversize) instead.
+ * trace, so the switch drops and counts it (tx_oversize) instead.  The
+ * interface is asked for by its name of the moment (TUNGETIFF on the
+ * tap's own descriptor), so a renamed uplink is still followed.
  */
 void vs_tap_mtu(struct vs_port *p)
 {
 	struct ifreq ifr;
-	/* any socket answers SIOCGIFMTU; AF_UNIX is one a sandbox allows */
-	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int fd;
 
+	memset(&ifr, 0, sizeof(ifr));
+	if (ioctl(p->fd, TUNGETIFF, &ifr) < 0)
+		return;
+	/* any socket answers SIOCGIFMTU; AF_UNIX is one a sandbox allows */
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return;
-	memset(&ifr, 0, sizeof(ifr));
-	/* the port's name is the interface's, at most IFNAMSIZ - 1 bytes */
-	memcpy(ifr.ifr_name, p->name, strnlen(p->name, IFNAMSIZ - 1));
-	if (ioctl(fd, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu > 0)
+	if (ioctl(fd, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu > 0 &&
+	    (unsigned int)ifr.ifr_mtu != p->mtu) {
 		p->mtu = ifr.ifr_mtu;
+		vs_log(NULL, 0,
+		       "uplink %.*s: MTU %u; guests on its segment need an MTU of %u or less",
+		       IFNAMSIZ, ifr.ifr_name, p->mtu, p->mtu);
+	}
 	close(fd);
 }

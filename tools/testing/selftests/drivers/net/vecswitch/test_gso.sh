@@ -64,6 +64,23 @@ print(sum(p["tx_oversize"] for p in s["ports"] if p["type"] == "tap"))' "$stats"
 [ "$tap_over" = "${nover:-x}" ]
 check_err $? "the uplink's tx_oversize is $tap_over, ${nover:-?} frames over its MTU were sent"
 
+# the switch reports the uplink's MTU, and follows it through a rename
+tap_mtu() {
+	env -u LD_PRELOAD "$VECSWITCH" ctl --ctl "$TEST_TMP/ctl" ports --json |
+		python3 -c 'import json,sys
+print(*[p["mtu"] for p in json.load(sys.stdin)["ports"] if p["type"] == "tap"])'
+}
+[ "$(tap_mtu)" = 1400 ]
+check_err $? "ctl ports shows the uplink's MTU as '$(tap_mtu)', not 1400"
+ip -n "$ns" link set gup down && ip -n "$ns" link set gup name gupr &&
+	ip -n "$ns" link set gupr mtu 1300 up
+check_err $? "cannot rename the uplink and change its MTU"
+for _ in $(seq 30); do [ "$(tap_mtu)" = 1300 ] && break; sleep 0.1; done
+[ "$(tap_mtu)" = 1300 ]
+check_err $? "the switch did not follow the renamed uplink's MTU: '$(tap_mtu)'"
+grep -q "uplink gupr: MTU 1300" "$TEST_TMP/switch.log"
+check_err $? "the switch did not log the uplink's new MTU"
+
 kill "$pid" && wait "$pid"
 check_err $? "vecswitch did not exit cleanly: $(tail -n 5 "$TEST_TMP/switch.log")"
 ! grep -q "runtime error\|ERROR: AddressSanitizer" "$TEST_TMP/switch.log"
