@@ -571,8 +571,9 @@ int main(int argc, char **argv)
 	 * Frame buffers of up to 64 KiB are allocated and freed at line
 	 * rate.  With glibc's default 128 KiB trim threshold each free at
 	 * the top of the heap gave pages back with brk() and the next
-	 * allocation faulted them in again: most of the switch's time at
-	 * 10 Gbit/s of super-frames.  Keep them; the queues bound the peak.
+	 * allocation faulted them in again: about half of the switch's
+	 * time at 12 Gbit/s of super-frames.  Keep them; the queues bound
+	 * the peak.
 	 */
 	mallopt(M_TRIM_THRESHOLD, VS_HEAP_KEEP);
 	for (i = 0; i < VS_CTL_MAX_CONN; i++)
