@@ -267,10 +267,7 @@ pair_through_switch() {
 		idle_sock=$work/sw.sock
 		if [ "$idle_elsewhere" = 1 ]; then
 			idle_sock=$work/other.sock
-			ip netns exec "$ns" "$vecswitch" --dgram "$idle_sock" \
-				2>"$work/other.log" &
-			pids+=($!)
-			for i in $(seq 50); do [ -S "$idle_sock" ] && break; sleep 0.1; done
+			start_switch "$ns" "$idle_sock"
 		fi
 		for i in $(seq 1 "$idle"); do
 			guest_bg "idle$i" "$ours" $((secs + 90)) \
