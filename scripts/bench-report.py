@@ -96,24 +96,33 @@ def ratios(recs):
               find(recs, "vxlan", "g2g-mtu1450", "same-host"))
     if q is not None:
         out.append({"what": "guest-guest, MTU 1450: across hosts (VXLAN) / one host", "ratio": q})
-    for v, base in (("stopped", "alone"), ("stopped", "flooded"), ("flooded", "alone")):
+    # each fault against the same load without it, then the loads
+    for v, base, what in (("unlinked", "alone", "the switch's socket file deleted under it"),
+                          ("stopped", "flooded", "a flooded guest stopped (SIGSTOP)"),
+                          ("killed", "busy", "a guest killed (SIGKILL) mid-transfer"),
+                          ("flooded", "alone", "a guest flooded with UDP"),
+                          ("busy", "alone", "two other guests exchanging TCP")):
         q = ratio(find(recs, "faults", "pair", v), find(recs, "faults", "pair", base))
         if q is not None:
-            out.append({"what": f"a pair next to a guest {v} / {base}", "ratio": q})
+            out.append({"what": f"pair, {what}: {v} / {base}", "ratio": q})
     return out
 
 
 def report(recs, rat):
     lines = ["# make bench results", "",
              "Medians of repeated runs; every ratio compares figures from the same run.", "",
-             "| suite | case | variant | value | CPU s |", "| --- | --- | --- | --- | --- |"]
+             "| suite | case | variant | value | runs (lowest-highest) | CPU s |",
+             "| --- | --- | --- | --- | --- | --- |"]
     for r in recs:
+        runs = r.get("runs") or []
         if r["unit"] == "bit/s":
             v = f"{r['value'] / 1e9:.2f} Gbit/s"
+            span = f"{min(runs) / 1e9:.2f}-{max(runs) / 1e9:.2f}" if runs else ""
         else:
             v = f"{r['value']} {r['unit']}"
+            span = f"{min(runs)}-{max(runs)}" if runs else ""
         cpu = "" if r.get("cpu_s") is None else f"{r['cpu_s']}"
-        lines.append(f"| {r['suite']} | {r['case']} | {r['variant']} | {v} | {cpu} |")
+        lines.append(f"| {r['suite']} | {r['case']} | {r['variant']} | {v} | {span} | {cpu} |")
     lines += ["", "| comparison | ratio |", "| --- | --- |"]
     lines += [f"| {x['what']} | {x.get('note') or x['ratio']} |" for x in rat]
     return "\n".join(lines) + "\n"

@@ -18,8 +18,9 @@
 # control the most idle guests on a second switch), rate (port
 # to port forwarding with 2 idle ports: vecswitch, --hub, vde_switch),
 # vxlan (a pair on two "hosts" joined by VXLAN against the same pair on
-# one host), faults (a pair alone, next to a guest flooded with UDP, and
-# next to that guest stopped with SIGSTOP).
+# one host), faults (a pair next to guests that are stopped, killed, or
+# lose the switch's socket file, each against the same load without the
+# fault).
 #
 # Read size: with iperf3's default 128 KiB reads a receiving UML guest is
 # bound by its own iperf3's system calls (each one a round of ptrace
@@ -68,10 +69,14 @@ trap 'exit 130' INT TERM
 [ "$(id -u)" -eq 0 ] || die "needs root (namespaces, tap devices)"
 [ -x "$ours" ] || die "no $ours (run 'make')"
 
-# record SUITE CASE VARIANT UNIT VALUE [CPU_SECONDS]
+# record SUITE CASE VARIANT UNIT VALUE [CPU_SECONDS [RUNS]]: RUNS is the
+# space-separated list of the values VALUE is the median of
 record() {
-	printf '{"suite":"%s","case":"%s","variant":"%s","unit":"%s","value":%s,"cpu_s":%s}\n' \
-		"$1" "$2" "$3" "$4" "$5" "${6:-null}" >>"$raw"
+	local list
+
+	list=$(echo "${7:-}" | xargs | tr ' ' ,)
+	printf '{"suite":"%s","case":"%s","variant":"%s","unit":"%s","value":%s,"cpu_s":%s,"runs":[%s]}\n' \
+		"$1" "$2" "$3" "$4" "$5" "${6:-null}" "$list" >>"$raw"
 }
 
 netns_gone() {
@@ -120,7 +125,8 @@ server_cmd() {
 client_cmd() {
 	echo "ip addr add $1/24 dev vec0 && ip link set vec0 up &&
 	      for i in \$(seq 300); do [ -e $3/ready ] && break; sleep 0.1; done &&
-	      ping -c 1 -W 2 $2 >/dev/null; iperf3 -c $2 -t $secs $4 -J >result.json"
+	      ping -c 1 -W 2 $2 >/dev/null; touch running;
+	      iperf3 -c $2 -t $secs $4 -J >result.json"
 }
 
 # pair_run KERNEL NET SERVER_VEC0 CLIENT_VEC0: guests srv (NET.1; in
@@ -188,7 +194,7 @@ bench_transports() {
 					vals+=("$bps")
 				done
 				record transports "$t-$dir" "$variant" bit/s \
-					"$(printf '%s\n' "${vals[@]}" | median)"
+					"$(printf '%s\n' "${vals[@]}" | median)" "" "${vals[*]}"
 			done
 		done
 	done
@@ -236,18 +242,20 @@ bench_tunnels() {
 				vals+=("$pair_bps")
 			done
 			record transports "$t-g2g" "$variant" bit/s \
-				"$(printf '%s\n' "${vals[@]}" | median)"
+				"$(printf '%s\n' "${vals[@]}" | median)" "" "${vals[*]}"
 		done
 	done
 }
 
 # --- a pair of guests through vecswitch, optionally with idle guests -----
-# pair_through_switch SUITE CASE VARIANT DEPTH IDLE [switch flags...]
-pair_through_switch() {
-	local suite=$1 case=$2 variant=$3 depth=$4 idle=$5 r i bps cpu0 cpu1 sw
-	local vals=() cpus=() idle_rx=() pair
+# pair_once CASE VARIANT DEPTH IDLE [switch flags...]: one run of the pair
+# (198.18.1.1 <- 198.18.1.2) with IDLE idle guests attached; sets
+# once_bps, once_cpu (the switch's CPU seconds during the flow) and
+# once_rx (the most bytes an idle guest received)
+pair_once() {
+	local case=$1 variant=$2 depth=$3 idle=$4 i cpu0 cpu1 sw rx pair
 
-	shift 5
+	shift 4
 	[ -x "$vecswitch" ] || die "no $vecswitch (run 'make')"
 	# the pair's port: the plain one, or with pair_vnet=1 the --vnet one
 	pair="transport=unixdgram,path=$work/sw.sock,depth=$depth"
@@ -255,63 +263,83 @@ pair_through_switch() {
 		pair="transport=unixdgram,path=$work/vnet.sock,vnet=1,depth=$depth"
 		set -- --vnet "$work/vnet.sock" "$@"
 	fi
+	netns_fresh
+	rm -rf "${work:?}"/*
+	ip netns exec "$ns" "$vecswitch" --dgram "$work/sw.sock" \
+		--ctl "$work/ctl.sock" "$@" 2>"$work/switch.log" &
+	sw=$!
+	pids+=("$sw")
+	for i in $(seq 50); do [ -S "$work/sw.sock" ] && break; sleep 0.1; done
+	idle_sock=$work/sw.sock
+	if [ "$idle_elsewhere" = 1 ]; then
+		idle_sock=$work/other.sock
+		start_switch "$ns" "$idle_sock"
+	fi
+	for i in $(seq 1 "$idle"); do
+		guest_bg "idle$i" "$ours" $((secs + 90)) \
+			"ip addr add 198.18.1.$((10 + i))/24 dev vec0 && ip link set vec0 up &&
+			 touch up && $idle_wait;
+			 cat /sys/class/net/vec0/statistics/rx_bytes >rx_bytes" \
+			-a "vec0:transport=unixdgram,path=$idle_sock,depth=$depth"
+	done
+	# the pair starts once the idle guests have booted: their boot
+	# is not what is measured
+	for i in $(seq 1 "$idle"); do
+		for _ in $(seq 300); do [ -e "$work/idle$i/up" ] && break; sleep 0.1; done
+	done
+	cpu0=$(cpu_of "$sw")
+	guest_bg srv "$ours" $((secs + 60)) "$(server_cmd 198.18.1.1)" \
+		-a "vec0:$pair"
+	guest_bg cli "$ours" $((secs + 60)) \
+		"$(client_cmd 198.18.1.2 198.18.1.1 "$work/srv" "$iperf_flags")" \
+		-a "vec0:$pair"
+	wait "${pids[-1]}" || true
+	cpu1=$(cpu_of "$sw")
+	touch "$work/stop"
+	wait "${pids[-2]}" || true
+	once_rx=0
+	for i in $(seq 1 "$idle"); do
+		wait "${pids[-2 - i]}" || true
+		rx=$(cat "$work/idle$i/rx_bytes" 2>/dev/null || echo -1)
+		# -1 (a guest that never reported) sticks
+		if [ "$rx" -lt 0 ] || { [ "$once_rx" -ge 0 ] && [ "$rx" -gt "$once_rx" ]; }; then
+			once_rx=$rx
+		fi
+	done
+	kill "$sw" 2>/dev/null || true
+	wait "$sw" 2>/dev/null || true
+	if [ "$idle_elsewhere" = 1 ]; then
+		kill "${pids[-3 - idle]}" 2>/dev/null || true
+		wait "${pids[-3 - idle]}" 2>/dev/null || true
+	fi
+	once_bps=$(bps_of "$work/cli/result.json")
+	once_cpu=$(echo "$cpu1 - $cpu0" | bc)
+}
+
+# pair_record SUITE CASE VARIANT IDLE BPS_LIST CPU_LIST RX_LIST: the
+# medians of a pair's runs, and the most any idle guest received (-1
+# when one of them never said)
+# shellcheck disable=SC2086  # the lists split into numbers
+pair_record() {
+	record "$1" "$2" "$3" bit/s "$(printf '%s\n' $5 | median)" \
+		"$(printf '%s\n' $6 | median)" "$5"
+	if [ "$4" -gt 0 ]; then
+		record "$1" "$2-idle-rx" "$3" bytes \
+			"$(printf '%s\n' $7 | sort -n | awk 'NR == 1 { min = $1 } END { print (min < 0 ? min : $1) }')"
+	fi
+}
+
+# pair_through_switch SUITE CASE VARIANT DEPTH IDLE [switch flags...]
+pair_through_switch() {
+	local suite=$1 case=$2 variant=$3 depth=$4 idle=$5 r bps_l='' cpu_l='' rx_l=''
+
+	shift 5
 	for r in $(seq 1 "$runs"); do
 		say "$case $variant depth=$depth idle=$idle run $r/$runs"
-		netns_fresh
-		rm -rf "${work:?}"/*
-		ip netns exec "$ns" "$vecswitch" --dgram "$work/sw.sock" \
-			--ctl "$work/ctl.sock" "$@" 2>"$work/switch.log" &
-		sw=$!
-		pids+=("$sw")
-		for i in $(seq 50); do [ -S "$work/sw.sock" ] && break; sleep 0.1; done
-		idle_sock=$work/sw.sock
-		if [ "$idle_elsewhere" = 1 ]; then
-			idle_sock=$work/other.sock
-			start_switch "$ns" "$idle_sock"
-		fi
-		for i in $(seq 1 "$idle"); do
-			guest_bg "idle$i" "$ours" $((secs + 90)) \
-				"ip addr add 198.18.1.$((10 + i))/24 dev vec0 && ip link set vec0 up &&
-				 touch up && $idle_wait;
-				 cat /sys/class/net/vec0/statistics/rx_bytes >rx_bytes" \
-				-a "vec0:transport=unixdgram,path=$idle_sock,depth=$depth"
-		done
-		# the pair starts once the idle guests have booted: their boot
-		# is not what is measured
-		for i in $(seq 1 "$idle"); do
-			for _ in $(seq 300); do [ -e "$work/idle$i/up" ] && break; sleep 0.1; done
-		done
-		cpu0=$(cpu_of "$sw")
-		guest_bg srv "$ours" $((secs + 60)) "$(server_cmd 198.18.1.1)" \
-			-a "vec0:$pair"
-		guest_bg cli "$ours" $((secs + 60)) \
-			"$(client_cmd 198.18.1.2 198.18.1.1 "$work/srv" "$iperf_flags")" \
-			-a "vec0:$pair"
-		wait "${pids[-1]}" || true
-		cpu1=$(cpu_of "$sw")
-		touch "$work/stop"
-		wait "${pids[-2]}" || true
-		for i in $(seq 1 "$idle"); do
-			wait "${pids[-2 - i]}" || true
-			idle_rx+=("$(cat "$work/idle$i/rx_bytes" 2>/dev/null || echo -1)")
-		done
-		kill "$sw" 2>/dev/null || true
-		wait "$sw" 2>/dev/null || true
-		if [ "$idle_elsewhere" = 1 ]; then
-			kill "${pids[-3 - idle]}" 2>/dev/null || true
-			wait "${pids[-3 - idle]}" 2>/dev/null || true
-		fi
-		bps=$(bps_of "$work/cli/result.json")
-		vals+=("$bps")
-		cpus+=("$(echo "$cpu1 - $cpu0" | bc)")
+		pair_once "$case" "$variant" "$depth" "$idle" "$@"
+		bps_l+=" $once_bps" cpu_l+=" $once_cpu" rx_l+=" $once_rx"
 	done
-	record "$suite" "$case" "$variant" bit/s \
-		"$(printf '%s\n' "${vals[@]}" | median)" \
-		"$(printf '%s\n' "${cpus[@]}" | median)"
-	if [ "$idle" -gt 0 ]; then
-		record "$suite" "$case-idle-rx" "$variant" bytes \
-			"$(printf '%s\n' "${idle_rx[@]}" | sort -n | tail -n 1)"
-	fi
+	pair_record "$suite" "$case" "$variant" "$idle" "$bps_l" "$cpu_l" "$rx_l"
 }
 
 # An idle guest waits for $work/stop (bounded, 120 s) with a timed read
@@ -347,21 +375,47 @@ bench_g2g() {
 	iperf_flags=
 }
 
+# The idle suite interleaves its cases within each run (0 idle, then 1,
+# 2, 4, switch and hub, then the control), so that a host that drifts
+# over the minutes a suite takes does not show up as the cost of idle
+# guests.
 bench_idle() {
-	local n
-	for n in ${IDLE:-0 1 2 4}; do
-		pair_through_switch idle "idle$n" switch 128 "$n"
-		pair_through_switch idle "idle$n" hub 128 "$n" --hub
+	local n r v last key
+	local -A ibps=() icpu=() irx=()
+
+	last=${IDLE:-0 1 2 4}
+	last=${last##* }
+	for r in $(seq 1 "$runs"); do
+		for n in ${IDLE:-0 1 2 4}; do
+			for v in switch hub; do
+				say "idle$n $v run $r/$runs"
+				if [ "$v" = hub ]; then
+					pair_once "idle$n" "$v" 128 "$n" --hub
+				else
+					pair_once "idle$n" "$v" 128 "$n"
+				fi
+				key="$n $v"
+				ibps[$key]+=" $once_bps" icpu[$key]+=" $once_cpu" irx[$key]+=" $once_rx"
+			done
+		done
+		# The control: the same idle guests on a switch of their own,
+		# what they cost the pair without the pair's switch knowing of
+		# them
+		if [ "$last" -gt 0 ]; then
+			say "idle$last elsewhere run $r/$runs"
+			idle_elsewhere=1
+			pair_once "idle$last" elsewhere 128 "$last"
+			idle_elsewhere=0
+			key="$last elsewhere"
+			ibps[$key]+=" $once_bps" icpu[$key]+=" $once_cpu" irx[$key]+=" $once_rx"
+		fi
 	done
-	# The control: the same idle guests on a switch of their own, so
-	# what they cost the pair without the pair's switch knowing of them
-	n=${IDLE:-0 1 2 4}
-	n=${n##* }
-	if [ "$n" -gt 0 ]; then
-		idle_elsewhere=1
-		pair_through_switch idle "idle$n" elsewhere 128 "$n"
-		idle_elsewhere=0
-	fi
+	for key in "${!ibps[@]}"; do
+		echo "$key"
+	done | sort -n -k1,1 -k2,2r | while read -r n v; do
+		key="$n $v"
+		pair_record idle "idle$n" "$v" "$n" "${ibps[$key]}" "${icpu[$key]}" "${irx[$key]}"
+	done
 }
 
 # start_switch NS SOCK [flags...]: a vecswitch in NS on SOCK, until it is up
@@ -417,47 +471,82 @@ bench_vxlan() {
 			vals+=("$pair_bps")
 		done
 		record vxlan g2g-mtu1450 "$layout" bit/s \
-			"$(printf '%s\n' "${vals[@]}" | median)"
+			"$(printf '%s\n' "${vals[@]}" | median)" "" "${vals[*]}"
 	done
 }
 
-# --- a pair next to a guest that stops reading ---------------------------
-# Four guests on one switch: the pair (cli -> srv) is measured while v1
-# and v2 idle (alone), while v1 floods v2 with UDP (flooded), and while v1
-# floods v2 with v2's kernel stopped by SIGSTOP, a consumer that never
-# reads (stopped). The switch must keep the stopped guest's cost on its
-# own port: stopped against flooded is that cost.
-bench_faults() {
-	local variant r vals v2pid flood sw_opts="transport=unixdgram,path=$work/sw.sock,depth=128"
+# --- a pair next to guests that fail -------------------------------------
+# Four guests on one switch: the pair (cli -> srv) is measured next to v1
+# and v2 in one of these states, the pair's flow running SECS seconds:
+#   alone     v1 and v2 idle
+#   unlinked  as alone, and the switch's socket file deleted one second
+#             into the pair's flow
+#   flooded   v1 floods v2 with UDP
+#   stopped   as flooded, with v2's kernel stopped by SIGSTOP before the
+#             pair starts: a consumer that never reads
+#   busy      v1 sends TCP to v2
+#   killed    as busy, and v2 killed with SIGKILL one second into the
+#             pair's flow
+# Each fault is compared with the same load without it (unlinked/alone,
+# stopped/flooded, killed/busy): what the fault itself costs the pair.
+# The variants take turns within each run.
+faults_once() {
+	local v=$1 v2pgid load fault=0 sw_opts="transport=unixdgram,path=$work/sw.sock,depth=128"
 
-	for variant in alone flooded stopped; do
-		vals=()
-		for r in $(seq 1 "$runs"); do
-			say "faults $variant run $r/$runs"
-			netns_fresh
-			rm -rf "${work:?}"/*
-			start_switch "$ns" "$work/sw.sock"
-			flood="iperf3 -u -b 2G -l 1400 -c 198.18.1.4 -t $((secs + 40))"
-			[ "$variant" = alone ] && flood="sleep $((secs + 40))"
-			guest_bg v2 "$ours" $((secs + 90)) "$(server_cmd 198.18.1.4)" \
-				-a "vec0:$sw_opts"
-			guest_bg v1 "$ours" $((secs + 90)) \
-				"ip addr add 198.18.1.3/24 dev vec0 && ip link set vec0 up &&
-				 for i in \$(seq 300); do [ -e $work/v2/ready ] && break; sleep 0.1; done &&
-				 { $flood >/dev/null 2>&1 & touch flooding; wait; }" \
-				-a "vec0:$sw_opts"
-			for _ in $(seq 600); do [ -e "$work/v1/flooding" ] && break; sleep 0.1; done
+	netns_fresh
+	rm -rf "${work:?}"/*
+	start_switch "$ns" "$work/sw.sock"
+	case "$v" in
+	alone|unlinked) load="sleep $((secs + 40))" ;;
+	flooded|stopped) load="iperf3 -u -b 2G -l 1400 -c 198.18.1.4 -t $((secs + 40))" ;;
+	busy|killed) load="iperf3 -c 198.18.1.4 -t $((secs + 40))" ;;
+	esac
+	guest_bg v2 "$ours" $((secs + 90)) "$(server_cmd 198.18.1.4)" -a "vec0:$sw_opts"
+	guest_bg v1 "$ours" $((secs + 90)) \
+		"ip addr add 198.18.1.3/24 dev vec0 && ip link set vec0 up &&
+		 for i in \$(seq 300); do [ -e $work/v2/ready ] && break; sleep 0.1; done &&
+		 { $load >/dev/null 2>&1 & touch loaded; wait; }" \
+		-a "vec0:$sw_opts"
+	for _ in $(seq 600); do [ -e "$work/v1/loaded" ] && break; sleep 0.1; done
+	sleep 1
+	v2pgid=$(cat "$work/v2/pgid" 2>/dev/null || echo 0)
+	# (0 would signal this script's own process group)
+	[ "$v2pgid" -gt 1 ] || die "faults: guest v2 did not start"
+	# the kernel process only: UML dies if its user processes stop
+	[ "$v" = stopped ] && kill -STOP "$v2pgid" 2>/dev/null
+	if [ "$v" = killed ] || [ "$v" = unlinked ]; then
+		# one second after the pair's client says it starts its flow
+		(
+			for _ in $(seq 900); do [ -e "$work/cli/running" ] && break; sleep 0.1; done
 			sleep 1
-			v2pid=$(cat "$work/v2/pgid" 2>/dev/null || echo 0)
-			# the kernel process only: UML dies if its user processes stop
-			[ "$variant" = stopped ] && kill -STOP "$v2pid" 2>/dev/null
-			pair_run "$ours" 198.18.1 "$sw_opts" "$sw_opts"
-			kill -CONT "$v2pid" 2>/dev/null || true
-			kill "${pids[-3]}" "${pids[-4]}" "${pids[-5]}" 2>/dev/null || true
-			vals+=("$pair_bps")
+			if [ "$v" = killed ]; then
+				kill -KILL -- "-$v2pgid"
+			else
+				rm -f -- "$work/sw.sock"
+			fi
+		) 2>/dev/null &
+		fault=$!
+	fi
+	pair_run "$ours" 198.18.1 "$sw_opts" "$sw_opts"
+	[ "$fault" = 0 ] || wait "$fault" || true
+	kill -CONT "$v2pgid" 2>/dev/null || true
+	kill "${pids[-3]}" "${pids[-4]}" "${pids[-5]}" 2>/dev/null || true
+}
+
+bench_faults() {
+	local r v variants=(alone unlinked flooded stopped busy killed)
+	local -A fbps=()
+
+	for r in $(seq 1 "$runs"); do
+		for v in "${variants[@]}"; do
+			say "faults $v run $r/$runs"
+			faults_once "$v"
+			fbps[$v]+=" $pair_bps"
 		done
-		record faults pair "$variant" bit/s \
-			"$(printf '%s\n' "${vals[@]}" | median)"
+	done
+	for v in "${variants[@]}"; do
+		# shellcheck disable=SC2086  # a list of numbers
+		record faults pair "$v" bit/s "$(printf '%s\n' ${fbps[$v]} | median)" "" "${fbps[$v]}"
 	done
 }
 
@@ -495,8 +584,8 @@ bench_rate() {
 				kill "$sw" 2>/dev/null || true
 				wait "$sw" 2>/dev/null || true
 			done
-			record rate "${size}B" "$variant" Mpps "$(printf '%s\n' "${vals_p[@]}" | median)"
-			record rate "${size}B-gbps" "$variant" Gbit/s "$(printf '%s\n' "${vals_b[@]}" | median)"
+			record rate "${size}B" "$variant" Mpps "$(printf '%s\n' "${vals_p[@]}" | median)" "" "${vals_p[*]}"
+			record rate "${size}B-gbps" "$variant" Gbit/s "$(printf '%s\n' "${vals_b[@]}" | median)" "" "${vals_b[*]}"
 		done
 	done
 }

@@ -20,8 +20,8 @@
 # flow a1 -> a2 never stalls (no second without data) and the frames meant
 # for a1 and a2 are neither dropped nor held back on their ports. What the
 # flow keeps of its rate is printed here (one short sample, noisy); make
-# bench measures it properly for the stopped guest, as a median against
-# the same run's baseline (the faults case).
+# bench's faults suite measures it properly, as medians against the same
+# load without the fault in the same run.
 
 source "$(dirname "$(readlink -f "$0")")/../../../um/lib.sh"
 require_cmd iperf3 python3
