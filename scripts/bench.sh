@@ -102,12 +102,14 @@ cpu_of() {
 }
 
 # guest_bg NAME KERNEL TIMEOUT CMD [uml-run args...]: boot in the background
+# (uml-run's complaints go to $guest_err where set: a guest that is
+# meant to die)
 guest_bg() {
 	local name=$1 kernel=$2 timeout=$3 cmd=$4
 
 	shift 4
 	"$top/scripts/uml-run" -k "$kernel" -n "${guest_ns:-$ns}" -N "$name" -t "$timeout" -q \
-		-o "$work/$name" "$@" -- sh -c "$cmd" &
+		-o "$work/$name" "$@" -- sh -c "$cmd" 2>"${guest_err:-/dev/stderr}" &
 	pids+=($!)
 }
 
@@ -297,10 +299,13 @@ pair_once() {
 	cpu1=$(cpu_of "$sw")
 	touch "$work/stop"
 	wait "${pids[-2]}" || true
-	once_rx=0
 	for i in $(seq 1 "$idle"); do
 		wait "${pids[-2 - i]}" || true
-		rx=$(cat "$work/idle$i/rx_bytes" 2>/dev/null || echo -1)
+	done
+	once_rx=0
+	for i in $(seq 1 "$idle"); do
+		rx=$(cat "$work/idle$i/rx_bytes" 2>/dev/null) || rx=-1
+		[[ $rx =~ ^[0-9]+$ ]] || rx=-1
 		# -1 (a guest that never reported) sticks
 		if [ "$rx" -lt 0 ] || { [ "$once_rx" -ge 0 ] && [ "$rx" -gt "$once_rx" ]; }; then
 			once_rx=$rx
@@ -491,7 +496,7 @@ bench_vxlan() {
 # stopped/flooded, killed/busy): what the fault itself costs the pair.
 # The variants take turns within each run.
 faults_once() {
-	local v=$1 v2pgid load fault=0 sw_opts="transport=unixdgram,path=$work/sw.sock,depth=128"
+	local v=$1 v2pgid load err fault=0 sw_opts="transport=unixdgram,path=$work/sw.sock,depth=128"
 
 	netns_fresh
 	rm -rf "${work:?}"/*
@@ -501,7 +506,10 @@ faults_once() {
 	flooded|stopped) load="iperf3 -u -b 2G -l 1400 -c 198.18.1.4 -t $((secs + 40))" ;;
 	busy|killed) load="iperf3 -c 198.18.1.4 -t $((secs + 40))" ;;
 	esac
-	guest_bg v2 "$ours" $((secs + 90)) "$(server_cmd 198.18.1.4)" -a "vec0:$sw_opts"
+	err=/dev/stderr
+	[ "$v" = killed ] && err=$work/v2.err
+	guest_err=$err guest_bg v2 "$ours" $((secs + 90)) "$(server_cmd 198.18.1.4)" \
+		-a "vec0:$sw_opts"
 	guest_bg v1 "$ours" $((secs + 90)) \
 		"ip addr add 198.18.1.3/24 dev vec0 && ip link set vec0 up &&
 		 for i in \$(seq 300); do [ -e $work/v2/ready ] && break; sleep 0.1; done &&
