@@ -63,6 +63,8 @@ const struct vs_stat_desc vs_sw_stat_desc[] = {
 	SW_STAT(gso_frames),
 	SW_STAT(gso_segments),
 	SW_STAT(csum_filled),
+	SW_STAT(diag_dumps),
+	SW_STAT(diag_failed),
 	SW_STAT(tx_wanted),
 	SW_STAT(tx_retired),
 };

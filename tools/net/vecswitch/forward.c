@@ -102,10 +102,8 @@ static void enqueue(struct vs_switch *sw, struct vs_port *out,
 	 * would take all of it. While more than half of that buffer is
 	 * unread, a guest that was sent its unread limit (4 MiB, or a
 	 * quarter of the buffer if less) without sending a frame back gets
-	 * nothing more, until it sends or the buffer drains below half.
-	 * The kernel does not say whose datagrams fill the buffer: a guest
-	 * that reads but only receives is held back too while a stopped
-	 * one fills it.
+	 * nothing more, until it sends or the buffer drains below half,
+	 * unless the kernel's socket diagnostics just saw it reading.
 	 */
 	if (out->type == VS_PORT_DGRAM && vs_dgram_stalled(sw, out)) {
 		sw->st.tx_wanted++;

@@ -496,6 +496,8 @@ static int setup_listeners(struct vs_switch *sw)
 	if (cfg->tap_name && vs_tap_open(sw, cfg->tap_name) < 0)
 		return -1;
 	note_sndbuf(sw);
+	if (sw->dgram_fd >= 0 || sw->vnet_fd >= 0)
+		vs_diag_open(sw);
 	return 0;
 }
 
@@ -559,7 +561,7 @@ int main(int argc, char **argv)
 		},
 		.epfd = -1, .sigfd = -1, .dgram_fd = -1, .vnet_fd = -1,
 		.stream_fd = -1,
-		.seqpacket_fd = -1, .ctl_fd = -1,
+		.seqpacket_fd = -1, .ctl_fd = -1, .diag.fd = -1,
 	};
 	int ret = 1;
 	unsigned int i;
@@ -604,6 +606,7 @@ int main(int argc, char **argv)
 	sw.io->fini(&sw);
 
 out_listen:
+	vs_diag_close(&sw);
 	vs_ctl_close_all(&sw);
 	unlink_own(&sw);
 	vs_port_free_all(&sw);

@@ -346,6 +346,22 @@ struct vs_port *vs_dgram_peer(struct vs_switch *sw,
 	return p;
 }
 
+/* The dgram peers bound at @addr: their receive queue was empty in dump @gen */
+void vs_dgram_seen_idle(struct vs_switch *sw, const struct sockaddr_un *addr,
+			socklen_t len, uint64_t gen)
+{
+	uint32_t h = addr_hash(addr, len);
+	struct vs_port *p;
+	unsigned int i;
+
+	for (i = 0; i < sw->nports; i++) {
+		p = sw->ports[i];
+		if (p && p->type == VS_PORT_DGRAM && p->addr_hash == h &&
+		    p->addrlen == len && !memcmp(&p->addr, addr, len))
+			p->idle_gen = gen;
+	}
+}
+
 /* The socket a dgram peer sent to, which is the one that answers it. */
 int vs_dgram_fd(const struct vs_switch *sw, const struct vs_port *p)
 {
@@ -355,9 +371,10 @@ int vs_dgram_fd(const struct vs_switch *sw, const struct vs_port *p)
 /*
  * Should @p, a dgram peer, get no more frames for now? Yes when it was sent
  * unread_limit bytes (or a quarter of the send buffer, if that is less)
- * since it last sent a frame, and more than half of the send buffer it
- * shares with the other dgram peers is taken by datagrams nobody has read
- * yet. That is asked of the kernel at most once a millisecond.
+ * since it last sent a frame, more than half of the send buffer it shares
+ * with the other dgram peers is taken by datagrams nobody has read yet
+ * (asked of the kernel at most once a millisecond), and the unix socket
+ * diagnostics did not just see it reading (unixdiag.c).
  */
 bool vs_dgram_stalled(struct vs_switch *sw, const struct vs_port *p)
 {
@@ -376,7 +393,10 @@ bool vs_dgram_stalled(struct vs_switch *sw, const struct vs_port *p)
 		if (ioctl(vs_dgram_fd(sw, p), SIOCOUTQ, &used) == 0)
 			b->used = used;
 	}
-	return b->used > b->size / 2;
+	if (b->used <= b->size / 2)
+		return false;
+	vs_diag_refresh(sw);
+	return !vs_diag_reading(sw, p);
 }
 
 /* ---- sender credentials ------------------------------------------------ */

@@ -33,6 +33,8 @@ struct ucred;
 /* Freed heap memory the switch keeps for its next frames (mallopt) */
 #define VS_HEAP_KEEP		(64 << 20)
 #define VS_NAME_LEN		128
+/* unix socket diagnostics: at most one dump per this many ms */
+#define VS_DIAG_MS		10
 #define VS_ALLOW_MAX		32	/* ids in --allow-uid / --allow-gid */
 /* room for one SCM_CREDENTIALS message (CMSG_SPACE of a struct ucred) */
 #define VS_CRED_CMSG_WORDS	4
@@ -161,6 +163,8 @@ struct vs_sw_stats {
 	uint64_t gso_frames;		/* super-frames cut for ports without headers */
 	uint64_t gso_segments;		/* the frames that made */
 	uint64_t csum_filled;		/* checksums finished for them */
+	uint64_t diag_dumps;		/* unix socket diagnostics taken */
+	uint64_t diag_failed;		/* and those that got no answer */
 	/*
 	 * Frame accounting: every frame meant for a port, and the sent,
 	 * dropped and queued frames of ports since removed. tx_wanted equals
@@ -201,6 +205,7 @@ struct vs_port {
 	socklen_t addrlen;
 	uint32_t addr_hash;
 	uint64_t unanswered;		/* bytes sent since it last sent a frame */
+	uint64_t idle_gen;		/* dump that last saw its queue empty */
 	uint64_t retry_at_ms;		/* 0: not backing off */
 	unsigned int backoff_ms;
 	int probe_fd;			/* see vs_dgram_blocked(); -2: unusable */
@@ -302,6 +307,13 @@ struct vs_switch {
 		uint64_t asked_ms;
 	} sndbuf[2];
 
+	/* unix socket diagnostics: which dgram guests read (unixdiag.c) */
+	struct {
+		int fd;			/* NETLINK_SOCK_DIAG; -1 off */
+		uint64_t gen;		/* dumps taken */
+		uint64_t asked_ms;
+	} diag;
+
 	uint64_t now_ms;
 	uint64_t next_sweep_ms;
 	bool stop;
@@ -350,6 +362,8 @@ struct vs_port *vs_dgram_peer(struct vs_switch *sw,
 			      bool vnet);
 int vs_dgram_fd(const struct vs_switch *sw, const struct vs_port *p);
 bool vs_dgram_stalled(struct vs_switch *sw, const struct vs_port *p);
+void vs_dgram_seen_idle(struct vs_switch *sw, const struct sockaddr_un *addr,
+			socklen_t len, uint64_t gen);
 bool vs_queue_push(struct vs_port *p, struct vs_buf *b);
 struct vs_buf *vs_queue_peek(const struct vs_port *p, unsigned int i);
 void vs_queue_pop(struct vs_port *p);
@@ -420,6 +434,12 @@ static inline uint64_t vs_port_tx_done(const struct vs_port *p)
 /* sock.c */
 int vs_listen_unix(const struct vs_config *cfg, const char *path, int type);
 int vs_sockaddr_un(struct sockaddr_un *sa, socklen_t *len, const char *path);
+
+/* unixdiag.c */
+void vs_diag_open(struct vs_switch *sw);
+void vs_diag_close(struct vs_switch *sw);
+void vs_diag_refresh(struct vs_switch *sw);
+bool vs_diag_reading(const struct vs_switch *sw, const struct vs_port *p);
 
 /* mmsg.c / io_uring.c */
 extern const struct vs_io_ops vs_io_mmsg;

@@ -741,6 +741,38 @@ TEST_F(vsw, stopped_connected_guest)
 	EXPECT_EQ(77777u, vsw_tag(self->buf));
 }
 
+/*
+ * A connected guest that only receives, and reads all of it, next to a
+ * connected guest that stopped: the stopped one fills the send buffer and
+ * is held back; the reader must not be, however much it was sent without
+ * answering (the switch's socket diagnostics see its queue empty).
+ */
+TEST_F(vsw, receiver_beside_stopped_guest)
+{
+	struct sockaddr_un sa;
+	int i, n, alen;
+
+	START();
+	join(_metadata, self, 3);
+	alen = vsw_addr(&sa, self->s.dgram);
+	ASSERT_EQ(0, connect(G(0)->fd, (struct sockaddr *)&sa, alen));
+	ASSERT_EQ(0, connect(G(2)->fd, (struct sockaddr *)&sa, alen));
+
+	for (i = 0; i < 12000; i++) {
+		ASSERT_EQ(0, vsw_send(&self->s, G(1), G(0)->mac, i, 9000));
+		ASSERT_EQ(0, vsw_send(&self->s, G(1), G(2)->mac, i, 9000));
+		n = vsw_recv(G(2)->fd, self->buf, sizeof(self->buf), VSW_WAIT_MS);
+		ASSERT_EQ(9000, n) {
+			TH_LOG("G2 held back after %d frames beside the stopped G0", i);
+		}
+		ASSERT_EQ((uint32_t)i, vsw_tag(self->buf));
+	}
+	EXPECT_LT(0, vsw_stat(&self->s, G(0)->path, "tx_unread"));
+	EXPECT_EQ(0, vsw_stat(&self->s, G(2)->path, "tx_unread"));
+	EXPECT_LT(0, vsw_stat(&self->s, NULL, "diag_dumps"));
+	EXPECT_EQ(0, vsw_stat(&self->s, NULL, "diag_failed"));
+}
+
 /* Write `python3 -c 'json.load'` and see that it likes the output. */
 static bool json_valid(const char *text)
 {
