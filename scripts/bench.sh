@@ -250,14 +250,14 @@ bench_tunnels() {
 }
 
 # --- a pair of guests through vecswitch, optionally with idle guests -----
-# pair_once CASE VARIANT DEPTH IDLE [switch flags...]: one run of the pair
+# pair_once DEPTH IDLE [switch flags...]: one run of the pair
 # (198.18.1.1 <- 198.18.1.2) with IDLE idle guests attached; sets
 # once_bps, once_cpu (the switch's CPU seconds during the flow) and
-# once_rx (the most bytes an idle guest received)
+# once_rx (the most bytes an idle guest received, -1 if one never said)
 pair_once() {
-	local case=$1 variant=$2 depth=$3 idle=$4 i cpu0 cpu1 sw rx pair
+	local depth=$1 idle=$2 i cpu0 cpu1 sw rx pair
 
-	shift 4
+	shift 2
 	[ -x "$vecswitch" ] || die "no $vecswitch (run 'make')"
 	# the pair's port: the plain one, or with pair_vnet=1 the --vnet one
 	pair="transport=unixdgram,path=$work/sw.sock,depth=$depth"
@@ -341,7 +341,7 @@ pair_through_switch() {
 	shift 5
 	for r in $(seq 1 "$runs"); do
 		say "$case $variant depth=$depth idle=$idle run $r/$runs"
-		pair_once "$case" "$variant" "$depth" "$idle" "$@"
+		pair_once "$depth" "$idle" "$@"
 		bps_l+=" $once_bps" cpu_l+=" $once_cpu" rx_l+=" $once_rx"
 	done
 	pair_record "$suite" "$case" "$variant" "$idle" "$bps_l" "$cpu_l" "$rx_l"
@@ -395,9 +395,9 @@ bench_idle() {
 			for v in switch hub; do
 				say "idle$n $v run $r/$runs"
 				if [ "$v" = hub ]; then
-					pair_once "idle$n" "$v" 128 "$n" --hub
+					pair_once 128 "$n" --hub
 				else
-					pair_once "idle$n" "$v" 128 "$n"
+					pair_once 128 "$n"
 				fi
 				key="$n $v"
 				ibps[$key]+=" $once_bps" icpu[$key]+=" $once_cpu" irx[$key]+=" $once_rx"
@@ -409,7 +409,7 @@ bench_idle() {
 		if [ "$last" -gt 0 ]; then
 			say "idle$last elsewhere run $r/$runs"
 			idle_elsewhere=1
-			pair_once "idle$last" elsewhere 128 "$last"
+			pair_once 128 "$last"
 			idle_elsewhere=0
 			key="$last elsewhere"
 			ibps[$key]+=" $once_bps" icpu[$key]+=" $once_cpu" irx[$key]+=" $once_rx"
