@@ -279,6 +279,7 @@ struct vecnet_dev {
 	unsigned int link_backoff_ms;
 	/* Gratuitous ARP and unsolicited NA once the peer can hear them */
 	struct delayed_work announce_work;
+	unsigned int announce_waits;	/* for the link watch, see there */
 
 	struct vecnet_xstats xstats;
 };

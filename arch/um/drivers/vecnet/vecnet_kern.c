@@ -30,6 +30,9 @@
 /* Reconnect attempts: 50 ms backing off to the once-a-second check */
 #define VECNET_LINK_MIN_MS	50
 #define VECNET_LINK_CHECK_MS	1000
+/* how long an announcement waits for the link watch: 50 x 20 ms */
+#define VECNET_ANNOUNCE_WAITS	50
+#define VECNET_ANNOUNCE_WAIT_MS	20
 #define VECNET_EINTR_TRIES	4
 
 static LIST_HEAD(vecnet_devices);
@@ -738,6 +741,22 @@ static void vecnet_announce_work(struct work_struct *work)
 		schedule_delayed_work(&vn->announce_work, 1);
 		return;
 	}
+	/*
+	 * A carrier that comes back on reaches the queue through the link
+	 * watch, which runs as work of its own; until it has, the stack
+	 * drops what it sends.  The link watch sets the operating state
+	 * and starts the queue in one RTNL section, so wait for the former
+	 * (for a second at most: a device held dormant never gets there).
+	 */
+	if (netif_running(vn->dev) && netif_carrier_ok(vn->dev) &&
+	    !netif_oper_up(vn->dev) &&
+	    vn->announce_waits++ < VECNET_ANNOUNCE_WAITS) {
+		rtnl_unlock();
+		schedule_delayed_work(&vn->announce_work,
+				      msecs_to_jiffies(VECNET_ANNOUNCE_WAIT_MS));
+		return;
+	}
+	vn->announce_waits = 0;
 	if (netif_running(vn->dev) && netif_carrier_ok(vn->dev))
 		__netdev_notify_peers(vn->dev);
 	rtnl_unlock();
@@ -997,6 +1016,7 @@ static int vecnet_stop(struct net_device *dev)
 	/* first the link work, which may replace the descriptor */
 	cancel_delayed_work_sync(&vn->link_work);
 	cancel_delayed_work_sync(&vn->announce_work);
+	vn->announce_waits = 0;
 	netif_tx_disable(dev);
 	vecnet_irqs_free(vn);
 	napi_disable(&vn->napi);
@@ -1223,14 +1243,16 @@ int vecnet_device_remove(u32 index, struct vecnet_err *err)
 	return 0;
 }
 
-/* uml_dir/umid/, where transports put the host objects they name */
+/*
+ * uml_dir/umid/, where transports put the host objects they name.  Only
+ * boot code may ask UML for it, so it is read once at boot, before the
+ * first device, and kept for devices added later through mconsole.
+ */
+static char vecnet_dir[VECNET_UNIX_PATH_MAX];
+
 const char *vecnet_run_dir(void)
 {
-	static char dir[VECNET_UNIX_PATH_MAX];
-
-	if (!dir[0] && umid_file_name("", dir, sizeof(dir)))
-		dir[0] = '\0';
-	return dir;
+	return vecnet_dir;
 }
 
 /* ---- command line and host exit ------------------------------------------ */
@@ -1274,6 +1296,8 @@ static int __init vecnet_boot_init(void)
 		pr_warn("vecnet: no fail_vecnet_rx in debugfs\n");
 #endif
 
+	if (umid_file_name("", vecnet_dir, sizeof(vecnet_dir)))
+		vecnet_dir[0] = '\0';
 	list_for_each_entry(b, &vecnet_boot_specs, list)
 		if (vecnet_device_add(b->spec, &err))
 			pr_err("vecnet: %s; device not created\n", err.msg);

@@ -149,12 +149,20 @@ static int vecnet_unixdgram_probe(struct vecnet_dev *vn)
 	err = vecnet_user_unix_connect(vn->fd, ud->peer, &id);
 	/*
 	 * Nothing at the path while the carrier is on: the socket file was
-	 * removed under a peer that may run on, and the connection to it
-	 * holds.  A peer that died shows as ECONNREFUSED on the next send,
-	 * which takes the carrier away; until then nothing changes.
+	 * removed, by a peer that exited (a switch stopped cleanly does
+	 * this) or under one that runs on, whose connection holds.  Ask
+	 * the host which, as a guest that sends nothing would otherwise
+	 * never learn it.  Where the host cannot tell, the next send does:
+	 * it is refused once the peer has gone.
 	 */
-	if (err == -ENOENT && netif_carrier_ok(vn->dev))
+	if (err == -ENOENT && netif_carrier_ok(vn->dev)) {
+		if (vecnet_user_unix_peer_closed(vn->fd) == 1) {
+			netdev_info(vn->dev, "peer at %s exited, its socket file is gone\n",
+				    ud->peer);
+			return -ECONNREFUSED;
+		}
 		return VECNET_PEER_HELD;
+	}
 	if (err)
 		return err;
 	if (id == ud->peer_id)

@@ -12,6 +12,9 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
 #include "vecnet_user.h"
 
 static int unix_addr(struct sockaddr_un *sun, const char *path)
@@ -114,6 +117,84 @@ int vecnet_user_unix_connect(int fd, const char *peer, unsigned long long *id)
 		      ((unsigned long long)st.st_ctim.tv_sec * 1000000000ULL +
 		       (unsigned long long)st.st_ctim.tv_nsec);
 	return 0;
+}
+
+/*
+ * Whether the socket that @fd is connected to has closed, asked of the
+ * host's unix_diag without sending anything: a closed peer has lost
+ * its inode (the host reports it as 0) or @fd is no longer connected.
+ * Returns 1 when it has closed, 0 when it is open, a negative errno
+ * when the host cannot tell (no unix_diag, say).  The answer to a
+ * single-socket request is queued before sendmsg() returns, so the
+ * read never waits.
+ */
+int vecnet_user_unix_peer_closed(int fd)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct unix_diag_req req;
+	} rq = {
+		.nlh = {
+			.nlmsg_len = sizeof(rq),
+			.nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			.nlmsg_flags = NLM_F_REQUEST,
+			.nlmsg_seq = 1,
+		},
+		.req = {
+			.sdiag_family = AF_UNIX,
+			.udiag_show = UDIAG_SHOW_PEER,
+			/* no cookie: look the socket up by inode alone */
+			.udiag_cookie = { ~0U, ~0U },
+		},
+	};
+	union {
+		struct nlmsghdr nlh;
+		char buf[512];
+	} rp = { .buf = { 0 } };	/* a short send leaves it unread */
+	const struct nlmsghdr *nlh = &rp.nlh;
+	const struct nlattr *nla;
+	struct stat st;
+	int nl, len, off, err;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	rq.req.udiag_ino = (unsigned int)st.st_ino;
+	nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (nl < 0)
+		return -errno;
+	len = send(nl, &rq, sizeof(rq), 0);
+	if (len == (int)sizeof(rq))
+		len = recv(nl, &rp, sizeof(rp), MSG_DONTWAIT);
+	err = len < 0 ? -errno : 0;
+	close(nl);
+	if (err)
+		return err;
+
+	if (!NLMSG_OK(nlh, (unsigned int)len))
+		return -EIO;
+	if (nlh->nlmsg_type == NLMSG_ERROR) {
+		const struct nlmsgerr *e = NLMSG_DATA(nlh);
+
+		if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
+			return -EIO;
+		return e->error ? e->error : -EIO;
+	}
+	if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
+	    nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct unix_diag_msg)))
+		return -EIO;
+	for (off = NLMSG_LENGTH(sizeof(struct unix_diag_msg));
+	     off + NLA_HDRLEN <= (int)nlh->nlmsg_len;
+	     off += NLA_ALIGN(nla->nla_len)) {
+		nla = (const struct nlattr *)(rp.buf + off);
+		if (nla->nla_len < NLA_HDRLEN ||
+		    off + nla->nla_len > (int)nlh->nlmsg_len)
+			return -EIO;
+		if (nla->nla_type == UNIX_DIAG_PEER &&
+		    nla->nla_len >= NLA_HDRLEN + sizeof(__u32))
+			return !*(const __u32 *)((const char *)nla + NLA_HDRLEN);
+	}
+	/* no peer at all: the host dissolved the connection */
+	return 1;
 }
 
 int vecnet_user_recvmmsg(int fd, void *msgs, unsigned int n)

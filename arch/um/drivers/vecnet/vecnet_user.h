@@ -14,6 +14,8 @@
 int vecnet_user_unix_dgram(const char *local, int sndbuf);
 /* @id identifies the socket file that answered (0: unknown) */
 int vecnet_user_unix_connect(int fd, const char *peer, unsigned long long *id);
+/* 1: the socket @fd is connected to has closed, 0: it is open */
+int vecnet_user_unix_peer_closed(int fd);
 /* @local and @peer may be NULL */
 int vecnet_user_unix_seqpacket(const char *local, const char *peer);
 /* Returns the socket's SO_TYPE */
