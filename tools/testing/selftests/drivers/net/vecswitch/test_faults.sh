@@ -141,8 +141,8 @@ rm -f -- "$TEST_TMP/ctl"
 start_switch
 check_err $? "vecswitch did not start again: $(tail -n 3 "$TEST_TMP/switch.log")"
 t0=$(date +%s%N)
-# pings 0.2 s apart, so that the time says when the path came back and
-# not when a lost ping's wait ran out
+# each ping waits 0.2 s at most, so that the time says when the path
+# came back and not when a lost ping's wait ran out
 exec_in a1 sh -c "for i in \$(seq 1 250); do ping -c 1 -W 0.2 ${ip[a2]} >/dev/null && exit 0; done; exit 1"
 check_err $? "a1 never reached a2 through the restarted switch"
 t1=$(date +%s%N)
