@@ -40,6 +40,13 @@ def ratio(a, b):
     return round(a["value"] / b["value"], 3)
 
 
+def field(r, key):
+    """r's KEY as a record of its own (for ratio), None where not measured"""
+    if r is None or r.get(key) is None:
+        return None
+    return {"value": r[key]}
+
+
 def gbit(r):
     return None if r is None else round(r["value"] / 1e9, 2)
 
@@ -72,6 +79,11 @@ def ratios(recs):
         q = ratio(find(recs, "idle", f"idle{n}", "elsewhere"), find(recs, "idle", "idle0", "switch"))
         if q is not None:
             out.append({"what": f"{n} idle guests on a second switch / 0 idle", "ratio": q})
+        for key, who in (("guest_cpu_per_gbit", "guests'"), ("switch_cpu_per_gbit", "switch's")):
+            q = ratio(field(find(recs, "idle", f"idle{n}", "hub"), key),
+                      field(find(recs, "idle", f"idle{n}", "switch"), key))
+            if q is not None:
+                out.append({"what": f"{n} idle: {who} CPU per Gbit, hub / switch", "ratio": q})
     for size in ("64B", "1514B"):
         for other in ("hub", "vde_switch"):
             q = ratio(find(recs, "rate", size, "vecswitch"), find(recs, "rate", size, other))
@@ -108,11 +120,19 @@ def ratios(recs):
     return out
 
 
+def blank(v):
+    return "" if v is None else f"{v}"
+
+
 def report(recs, rat):
     lines = ["# make bench results", "",
              "Medians of repeated runs; every ratio compares figures from the same run.", "",
-             "| suite | case | variant | value | runs (lowest-highest) | CPU s |",
-             "| --- | --- | --- | --- | --- | --- |"]
+             "Guests and switch: the CPU seconds they used per Gbit moved while the flow ran "
+             "(every guest on the host, idle ones included; blank where not measured). "
+             "CPU s: the switch's CPU seconds over the flow.", "",
+             "| suite | case | variant | value | runs (lowest-highest) | guests CPU s/Gbit "
+             "| switch CPU s/Gbit | CPU s |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in recs:
         runs = r.get("runs") or []
         if r["unit"] == "bit/s":
@@ -121,8 +141,10 @@ def report(recs, rat):
         else:
             v = f"{r['value']} {r['unit']}"
             span = f"{min(runs)}-{max(runs)}" if runs else ""
-        cpu = "" if r.get("cpu_s") is None else f"{r['cpu_s']}"
-        lines.append(f"| {r['suite']} | {r['case']} | {r['variant']} | {v} | {span} | {cpu} |")
+        cpu, gcpu, scpu = (blank(r.get(k)) for k in ("cpu_s", "guest_cpu_per_gbit",
+                                                     "switch_cpu_per_gbit"))
+        lines.append(f"| {r['suite']} | {r['case']} | {r['variant']} | {v} | {span} "
+                     f"| {gcpu} | {scpu} | {cpu} |")
     lines += ["", "| comparison | ratio |", "| --- | --- |"]
     lines += [f"| {x['what']} | {x.get('note') or x['ratio']} |" for x in rat]
     return "\n".join(lines) + "\n"

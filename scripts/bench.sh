@@ -27,6 +27,10 @@
 # stops between the guest's process and its kernel), whatever the driver.
 # The -1M cases read and write 1 MiB at a time, which leaves the driver
 # and the stack as the limit; both sides of every ratio use the same size.
+#
+# CPU: for every flow the guests' host processes (each guest's whole
+# process group) and the switch are sampled when the client guest starts
+# its flow and when it ends it; the report gives CPU seconds per Gbit.
 
 set -euo pipefail
 
@@ -69,14 +73,16 @@ trap 'exit 130' INT TERM
 [ "$(id -u)" -eq 0 ] || die "needs root (namespaces, tap devices)"
 [ -x "$ours" ] || die "no $ours (run 'make')"
 
-# record SUITE CASE VARIANT UNIT VALUE [CPU_SECONDS [RUNS]]: RUNS is the
-# space-separated list of the values VALUE is the median of
+# record SUITE CASE VARIANT UNIT VALUE [CPU_SECONDS [RUNS [GUESTS [SWITCH]]]]:
+# RUNS is the space-separated list of the values VALUE is the median of;
+# GUESTS and SWITCH are the CPU seconds the guests and the switch used
+# per Gbit moved (medians, see flow_cpu)
 record() {
 	local list
 
 	list=$(echo "${7:-}" | xargs | tr ' ' ,)
-	printf '{"suite":"%s","case":"%s","variant":"%s","unit":"%s","value":%s,"cpu_s":%s,"runs":[%s]}\n' \
-		"$1" "$2" "$3" "$4" "$5" "${6:-null}" "$list" >>"$raw"
+	printf '{"suite":"%s","case":"%s","variant":"%s","unit":"%s","value":%s,"cpu_s":%s,"runs":[%s],"guest_cpu_per_gbit":%s,"switch_cpu_per_gbit":%s}\n' \
+		"$1" "$2" "$3" "$4" "$5" "${6:-null}" "$list" "${8:-null}" "${9:-null}" >>"$raw"
 }
 
 netns_gone() {
@@ -96,9 +102,82 @@ netns_fresh() {
 	ip netns exec "$n" sysctl -qw net.unix.max_dgram_qlen=512
 }
 
-# CPU seconds (user + system) a process and its reaped children used
-cpu_of() {
-	awk '{ printf "%.2f\n", ($14 + $15 + $16 + $17) / 100 }' "/proc/$1/stat" 2>/dev/null || echo 0
+# procs_cpu [PID | -PGID]...: the CPU seconds (user + system, reaped
+# children included) these processes have used so far; -PGID stands for
+# a whole process group, which for a guest is its kernel and every host
+# process it runs (uml-run writes the group to OUT/pgid)
+procs_cpu() {
+	local p list=()
+
+	for p; do
+		if [ "${p:0:1}" = - ]; then
+			mapfile -t -O "${#list[@]}" list < <(pgrep -g "${p#-}" || true)
+		else
+			list+=("$p")
+		fi
+	done
+	# the command name in stat may hold spaces: fields count from after it
+	{ [ ${#list[@]} -eq 0 ] || (cd /proc && cat "${list[@]/%//stat}" 2>/dev/null) || true; } |
+		sed 's/^.*) //' |
+		awk -v hz="$(getconf CLK_TCK)" '{ s += $12 + $13 + $14 + $15 } END { printf "%.2f\n", s / hz }'
+}
+
+# flow_mark DIR MARK PID: wait (bounded) for the client guest in DIR,
+# whose uml-run is PID, to write MARK (running: its flow starts; done: it
+# ended); false if it never does
+flow_mark() {
+	local _
+
+	for _ in $(seq $(((secs + 90) * 10))); do
+		[ -e "$1/$2" ] && return 0
+		kill -0 "$3" 2>/dev/null || break
+		sleep 0.1
+	done
+	[ -e "$1/$2" ]
+}
+
+# flow_cpu DIR PID SET...: the CPU seconds each SET used while the client
+# guest in DIR (its uml-run is PID) ran its flow, in flow_used (empty
+# strings when the guest never marked the flow's start or end).  The
+# guests wait for DIR/sampled before they exit (flow_hold), so that none
+# has taken its CPU time away with it.  A SET is a space-separated list
+# of host process IDs and guest names (a guest of $work: its whole
+# process group).  Only the flow counts, not boots, shutdowns or the
+# idle seconds around them.
+flow_cpu() {
+	local dir=$1 pid=$2 set tok g i start=() args=()
+
+	shift 2
+	flow_used=()
+	for set; do flow_used+=(""); done
+	flow_mark "$dir" running "$pid" || { touch "$dir/sampled"; return 0; }
+	for set; do
+		g=
+		for tok in $set; do
+			if [[ $tok =~ ^[0-9]+$ ]]; then
+				g+=" $tok"
+			elif [ "$(cat "$work/$tok/pgid" 2>/dev/null)" -gt 1 ] 2>/dev/null; then
+				g+=" -$(cat "$work/$tok/pgid")"
+			fi
+		done
+		args+=("$g")
+		# shellcheck disable=SC2086  # a list of process arguments
+		start+=("$(procs_cpu $g)")
+	done
+	flow_mark "$dir" "done" "$pid" || { touch "$dir/sampled"; return 0; }
+	for i in "${!args[@]}"; do
+		# shellcheck disable=SC2086
+		flow_used[i]=$(awk -v a="$(procs_cpu ${args[i]})" -v b="${start[i]}" \
+			'BEGIN { printf "%.2f\n", a - b }')
+	done
+	touch "$dir/sampled"
+}
+
+# per_gbit CPU_SECONDS BPS: CPU seconds per Gbit of a SECS-second flow
+# at BPS bit/s (empty when either is unknown or zero)
+per_gbit() {
+	[ -n "$1" ] && [ "${2:-0}" -gt 0 ] || return 0
+	awk -v c="$1" -v b="$2" -v s="$secs" 'BEGIN { printf "%.3f\n", c / (b * s / 1e9) }'
 }
 
 # guest_bg NAME KERNEL TIMEOUT CMD [uml-run args...]: boot in the background
@@ -118,33 +197,54 @@ bps_of() {
 	python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"]))' "$1" 2>/dev/null || echo 0
 }
 
+# flow_hold DIR: guest-side commands that wait (bounded, 10 s) until
+# flow_cpu has taken its last sample of the flow whose client is in DIR
+flow_hold() {
+	echo "for i in \$(seq 100); do [ -e $1/sampled ] && break; sleep 0.1; done"
+}
+
 # The guest-side script of an iperf3 pair: the server guest marks itself
-# ready, the client waits for that (bounded) and writes result.json.
+# ready, the client waits for that (bounded), marks its flow's start and
+# end (flow_cpu) and writes result.json.  With CLIENT_DIR, the server
+# stays up until the flow's CPU time has been taken.
+# server_cmd ADDR [CLIENT_DIR]
 server_cmd() {
 	echo "ip addr add $1/24 dev vec0 && ip link set vec0 up &&
-	      { iperf3 -s -1 >/dev/null 2>&1 & touch ready; wait; }"
+	      { iperf3 -s -1 >/dev/null 2>&1 & touch ready; wait; }${2:+; $(flow_hold "$2")}"
 }
+# client_cmd ADDR SERVER SERVER_DIR IPERF_FLAGS
 client_cmd() {
 	echo "ip addr add $1/24 dev vec0 && ip link set vec0 up &&
 	      for i in \$(seq 300); do [ -e $3/ready ] && break; sleep 0.1; done &&
 	      ping -c 1 -W 2 $2 >/dev/null; touch running;
-	      iperf3 -c $2 -t $secs $4 -J >result.json"
+	      iperf3 -c $2 -t $secs $4 -J >result.json; rc=\$?; touch done;
+	      $(flow_hold .); exit \$rc"
 }
 
 # pair_run KERNEL NET SERVER_VEC0 CLIENT_VEC0: guests srv (NET.1; in
 # $srv_ns when set) and cli (NET.2) boot and run one iperf3 flow; its rate
-# goes to $pair_bps
+# goes to $pair_bps, and the CPU seconds per Gbit both guests used, and
+# the switch whose PID is $pair_switch if set, to $pair_gcpu and $pair_scpu
 pair_run() {
-	guest_ns=${srv_ns:-} guest_bg srv "$1" $((secs + 60)) "$(server_cmd "$2.1")" \
+	guest_ns=${srv_ns:-} guest_bg srv "$1" $((secs + 60)) "$(server_cmd "$2.1" "$work/cli")" \
 		-a "vec0:$3"
 	guest_bg cli "$1" $((secs + 60)) "$(client_cmd "$2.2" "$2.1" "$work/srv" "")" \
 		-a "vec0:$4"
+	flow_cpu "$work/cli" "${pids[-1]}" "srv cli" "${pair_switch:-}"
 	wait "${pids[-1]}" || true
 	wait "${pids[-2]}" || true
 	pair_bps=$(bps_of "$work/cli/result.json")
+	pair_gcpu=$(per_gbit "${flow_used[0]}" "$pair_bps")
+	pair_scpu=
+	[ -z "${pair_switch:-}" ] || pair_scpu=$(per_gbit "${flow_used[1]}" "$pair_bps")
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'; }
+# median_of VALUE...: the median of the non-empty VALUEs, null if none
+median_of() {
+	printf '%s\n' "$@" | sort -g |
+		awk 'NF { v[++n] = $1 } END { if (n) print v[int((n + 1) / 2)]; else print "null" }'
+}
 
 # --- transports: ours against the bundled driver, both directions -------
 # transport_host T: the host end of transport T in $ns (address
@@ -166,7 +266,7 @@ transport_host() {
 }
 
 bench_transports() {
-	local t kernel variant dir flag len r bps vals spec
+	local t kernel variant dir flag len r bps vals spec gcpu
 
 	[ -x "$baseline" ] || die "no $baseline (run 'make baseline')"
 	# tap-1M: tap again with 1 MiB reads and writes (see the header)
@@ -179,7 +279,7 @@ bench_transports() {
 			for dir in tx rx; do
 				flag=
 				[ "$dir" = rx ] && flag=-R
-				vals=()
+				vals=() gcpu=()
 				for r in $(seq 1 "$runs"); do
 					say "$t $variant $dir run $r/$runs"
 					netns_fresh
@@ -189,14 +289,18 @@ bench_transports() {
 					sleep 0.5
 					guest_bg "$t-$r" "$kernel" $((secs + 60)) \
 						"ip addr add 198.18.2.2/24 dev vec0 && ip link set vec0 up &&
-						 iperf3 -c 198.18.2.1 -t $secs $flag $len -J >result.json" \
+						 touch running; iperf3 -c 198.18.2.1 -t $secs $flag $len -J >result.json;
+						 rc=\$?; touch done; $(flow_hold .); exit \$rc" \
 						-a "vec0:$spec"
+					flow_cpu "$work/$t-$r" "${pids[-1]}" "$t-$r"
 					wait "${pids[-1]}" || true
 					bps=$(bps_of "$work/$t-$r/result.json")
 					vals+=("$bps")
+					gcpu+=("$(per_gbit "${flow_used[0]}" "$bps")")
 				done
 				record transports "$t-$dir" "$variant" bit/s \
-					"$(printf '%s\n' "${vals[@]}" | median)" "" "${vals[*]}"
+					"$(printf '%s\n' "${vals[@]}" | median)" "" "${vals[*]}" \
+					"$(median_of "${gcpu[@]}")"
 			done
 		done
 	done
@@ -207,7 +311,7 @@ bench_transports() {
 # of the namespace's loopback; bess: both guests on vecswitch
 # --seqpacket.  The pair runs TCP through that.
 bench_tunnels() {
-	local t variant kernel r vals a b
+	local t variant kernel r vals a b gcpu scpu sw
 
 	[ -x "$baseline" ] || die "no $baseline (run 'make baseline')"
 	for t in gre l2tpv3 bess; do
@@ -226,25 +330,28 @@ bench_tunnels() {
 		for variant in baseline ours; do
 			kernel=$ours
 			[ "$variant" = baseline ] && kernel=$baseline
-			vals=()
+			vals=() gcpu=() scpu=()
 			for r in $(seq 1 "$runs"); do
 				say "$t $variant guest to guest run $r/$runs"
 				netns_fresh
 				rm -rf "${work:?}"/*
 				ip -n "$ns" addr add 198.18.30.1/32 dev lo
 				ip -n "$ns" addr add 198.18.30.2/32 dev lo
+				sw=
 				if [ "$t" = bess ]; then
 					ip netns exec "$ns" "$vecswitch" --seqpacket "$work/sp.sock" \
 						2>"$work/switch.log" &
-					pids+=($!)
+					sw=$!
+					pids+=("$sw")
 					for _ in $(seq 50); do [ -S "$work/sp.sock" ] && break; sleep 0.1; done
 				fi
-				pair_run "$kernel" 198.18.31 "$a,mtu=1400" "$b,mtu=1400"
-				[ "$t" != bess ] || kill "${pids[-3]}" 2>/dev/null || true
-				vals+=("$pair_bps")
+				pair_switch=$sw pair_run "$kernel" 198.18.31 "$a,mtu=1400" "$b,mtu=1400"
+				[ -z "$sw" ] || kill "$sw" 2>/dev/null || true
+				vals+=("$pair_bps") gcpu+=("$pair_gcpu") scpu+=("$pair_scpu")
 			done
 			record transports "$t-g2g" "$variant" bit/s \
-				"$(printf '%s\n' "${vals[@]}" | median)" "" "${vals[*]}"
+				"$(printf '%s\n' "${vals[@]}" | median)" "" "${vals[*]}" \
+				"$(median_of "${gcpu[@]}")" "$(median_of "${scpu[@]}")"
 		done
 	done
 }
@@ -252,10 +359,12 @@ bench_tunnels() {
 # --- a pair of guests through vecswitch, optionally with idle guests -----
 # pair_once DEPTH IDLE [switch flags...]: one run of the pair
 # (198.18.1.1 <- 198.18.1.2) with IDLE idle guests attached; sets
-# once_bps, once_cpu (the switch's CPU seconds during the flow) and
-# once_rx (the most bytes an idle guest received, -1 if one never said)
+# once_bps, once_cpu (the switch's CPU seconds during the flow), once_gcpu
+# and once_scpu (CPU seconds per Gbit of every guest, idle ones included,
+# and of the switches) and once_rx (the most bytes an idle guest
+# received, -1 if one never said)
 pair_once() {
-	local depth=$1 idle=$2 i cpu0 cpu1 sw rx pair
+	local depth=$1 idle=$2 i sw sws rx pair guests="srv cli"
 
 	shift 2
 	[ -x "$vecswitch" ] || die "no $vecswitch (run 'make')"
@@ -273,11 +382,14 @@ pair_once() {
 	pids+=("$sw")
 	for i in $(seq 50); do [ -S "$work/sw.sock" ] && break; sleep 0.1; done
 	idle_sock=$work/sw.sock
+	sws=$sw
 	if [ "$idle_elsewhere" = 1 ]; then
 		idle_sock=$work/other.sock
 		start_switch "$ns" "$idle_sock"
+		sws+=" ${pids[-1]}"
 	fi
 	for i in $(seq 1 "$idle"); do
+		guests+=" idle$i"
 		guest_bg "idle$i" "$ours" $((secs + 90)) \
 			"ip addr add 198.18.1.$((10 + i))/24 dev vec0 && ip link set vec0 up &&
 			 touch up && $idle_wait;
@@ -289,14 +401,13 @@ pair_once() {
 	for i in $(seq 1 "$idle"); do
 		for _ in $(seq 300); do [ -e "$work/idle$i/up" ] && break; sleep 0.1; done
 	done
-	cpu0=$(cpu_of "$sw")
-	guest_bg srv "$ours" $((secs + 60)) "$(server_cmd 198.18.1.1)" \
+	guest_bg srv "$ours" $((secs + 60)) "$(server_cmd 198.18.1.1 "$work/cli")" \
 		-a "vec0:$pair"
 	guest_bg cli "$ours" $((secs + 60)) \
 		"$(client_cmd 198.18.1.2 198.18.1.1 "$work/srv" "$iperf_flags")" \
 		-a "vec0:$pair"
+	flow_cpu "$work/cli" "${pids[-1]}" "$guests" "$sws"
 	wait "${pids[-1]}" || true
-	cpu1=$(cpu_of "$sw")
 	touch "$work/stop"
 	wait "${pids[-2]}" || true
 	for i in $(seq 1 "$idle"); do
@@ -318,16 +429,18 @@ pair_once() {
 		wait "${pids[-3 - idle]}" 2>/dev/null || true
 	fi
 	once_bps=$(bps_of "$work/cli/result.json")
-	once_cpu=$(echo "$cpu1 - $cpu0" | bc)
+	once_cpu=${flow_used[1]}
+	once_gcpu=$(per_gbit "${flow_used[0]}" "$once_bps")
+	once_scpu=$(per_gbit "${flow_used[1]}" "$once_bps")
 }
 
-# pair_record SUITE CASE VARIANT IDLE BPS_LIST CPU_LIST RX_LIST: the
-# medians of a pair's runs, and the most any idle guest received (-1
-# when one of them never said)
+# pair_record SUITE CASE VARIANT IDLE BPS_LIST CPU_LIST RX_LIST GCPU_LIST
+# SCPU_LIST: the medians of a pair's runs, and the most any idle guest
+# received (-1 when one of them never said)
 # shellcheck disable=SC2086  # the lists split into numbers
 pair_record() {
 	record "$1" "$2" "$3" bit/s "$(printf '%s\n' $5 | median)" \
-		"$(printf '%s\n' $6 | median)" "$5"
+		"$(median_of $6)" "$5" "$(median_of $8)" "$(median_of $9)"
 	if [ "$4" -gt 0 ]; then
 		record "$1" "$2-idle-rx" "$3" bytes \
 			"$(printf '%s\n' $7 | sort -n | awk 'NR == 1 { min = $1 } END { print (min < 0 ? min : $1) }')"
@@ -337,14 +450,16 @@ pair_record() {
 # pair_through_switch SUITE CASE VARIANT DEPTH IDLE [switch flags...]
 pair_through_switch() {
 	local suite=$1 case=$2 variant=$3 depth=$4 idle=$5 r bps_l='' cpu_l='' rx_l=''
+	local g_l='' s_l=''
 
 	shift 5
 	for r in $(seq 1 "$runs"); do
 		say "$case $variant depth=$depth idle=$idle run $r/$runs"
 		pair_once "$depth" "$idle" "$@"
 		bps_l+=" $once_bps" cpu_l+=" $once_cpu" rx_l+=" $once_rx"
+		g_l+=" $once_gcpu" s_l+=" $once_scpu"
 	done
-	pair_record "$suite" "$case" "$variant" "$idle" "$bps_l" "$cpu_l" "$rx_l"
+	pair_record "$suite" "$case" "$variant" "$idle" "$bps_l" "$cpu_l" "$rx_l" "$g_l" "$s_l"
 }
 
 # An idle guest waits for $work/stop (bounded, 120 s) with a timed read
@@ -386,7 +501,7 @@ bench_g2g() {
 # guests.
 bench_idle() {
 	local n r v last key
-	local -A ibps=() icpu=() irx=()
+	local -A ibps=() icpu=() irx=() igcpu=() iscpu=()
 
 	last=${IDLE:-0 1 2 4}
 	last=${last##* }
@@ -401,6 +516,7 @@ bench_idle() {
 				fi
 				key="$n $v"
 				ibps[$key]+=" $once_bps" icpu[$key]+=" $once_cpu" irx[$key]+=" $once_rx"
+				igcpu[$key]+=" $once_gcpu" iscpu[$key]+=" $once_scpu"
 			done
 		done
 		# The control: the same idle guests on a switch of their own,
@@ -413,13 +529,15 @@ bench_idle() {
 			idle_elsewhere=0
 			key="$last elsewhere"
 			ibps[$key]+=" $once_bps" icpu[$key]+=" $once_cpu" irx[$key]+=" $once_rx"
+			igcpu[$key]+=" $once_gcpu" iscpu[$key]+=" $once_scpu"
 		fi
 	done
 	for key in "${!ibps[@]}"; do
 		echo "$key"
 	done | sort -n -k1,1 -k2,2r | while read -r n v; do
 		key="$n $v"
-		pair_record idle "idle$n" "$v" "$n" "${ibps[$key]}" "${icpu[$key]}" "${irx[$key]}"
+		pair_record idle "idle$n" "$v" "$n" "${ibps[$key]}" "${icpu[$key]}" "${irx[$key]}" \
+			"${igcpu[$key]}" "${iscpu[$key]}"
 	done
 }
 
@@ -455,10 +573,10 @@ vxlan_host() {
 }
 
 bench_vxlan() {
-	local layout r vals there
+	local layout r vals there gcpu scpu
 
 	for layout in same-host cross-host; do
-		vals=()
+		vals=() gcpu=() scpu=()
 		for r in $(seq 1 "$runs"); do
 			say "vxlan $layout run $r/$runs"
 			netns_fresh
@@ -469,14 +587,15 @@ bench_vxlan() {
 			vxlan_host "$nsb" 198.18.40.2 198.18.40.1
 			there=$ns
 			[ "$layout" = cross-host ] && there=$nsb
-			srv_ns=$there pair_run "$ours" 198.18.41 \
+			srv_ns=$there pair_switch="${pids[-2]} ${pids[-1]}" pair_run "$ours" 198.18.41 \
 				"transport=unixdgram,path=$work/sw-$there.sock,mtu=1450,depth=128" \
 				"transport=unixdgram,path=$work/sw-$ns.sock,mtu=1450,depth=128"
 			kill "${pids[-3]}" "${pids[-4]}" 2>/dev/null || true
-			vals+=("$pair_bps")
+			vals+=("$pair_bps") gcpu+=("$pair_gcpu") scpu+=("$pair_scpu")
 		done
 		record vxlan g2g-mtu1450 "$layout" bit/s \
-			"$(printf '%s\n' "${vals[@]}" | median)" "" "${vals[*]}"
+			"$(printf '%s\n' "${vals[@]}" | median)" "" "${vals[*]}" \
+			"$(median_of "${gcpu[@]}")" "$(median_of "${scpu[@]}")"
 	done
 }
 
