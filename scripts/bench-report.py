@@ -160,15 +160,28 @@ def plots(recs, outdir):
         return
     idle = [n for n in (0, 1, 2, 4) if find(recs, "idle", f"idle{n}", "switch")]
     if idle:
-        fig, ax = plt.subplots(figsize=(6, 4))
+        fig, (ax, cx) = plt.subplots(1, 2, figsize=(11, 4))
         for v in ("switch", "hub"):
-            ys = [gbit(find(recs, "idle", f"idle{n}", v)) for n in idle]
-            ax.plot(idle, ys, marker="o", label="vecswitch" if v == "switch" else "vecswitch --hub")
+            label = "vecswitch" if v == "switch" else "vecswitch --hub"
+            rs = [find(recs, "idle", f"idle{n}", v) for n in idle]
+            ax.plot(idle, [gbit(r) for r in rs], marker="o", label=label)
+            # the CPU every guest and the switch spent per Gbit the pair moved
+            cpu = [None if r is None or r.get("guest_cpu_per_gbit") is None
+                   or r.get("switch_cpu_per_gbit") is None
+                   else r["guest_cpu_per_gbit"] + r["switch_cpu_per_gbit"] for r in rs]
+            cx.plot(idle, cpu, marker="o", label=label)
         ax.set_xlabel("idle guests attached")
         ax.set_ylabel("pair TCP throughput, Gbit/s")
         ax.set_ylim(bottom=0)
         ax.legend()
         ax.set_title("One guest pair's throughput as idle guests attach")
+        ax.set_xticks(idle)
+        cx.set_xticks(idle)
+        cx.set_xlabel("idle guests attached")
+        cx.set_ylabel("CPU s per Gbit (all guests and the switch)")
+        cx.set_ylim(bottom=0)
+        cx.legend()
+        cx.set_title("Host CPU per Gbit the pair moved")
         fig.tight_layout()
         fig.savefig(outdir / "idle-scaling.png", dpi=100)
         plt.close(fig)
