@@ -7,7 +7,8 @@
 # build/bench/results.json, report.md and PNG plots (scripts/bench-report.py).
 #
 #   RUNS=3 SECS=5 scripts/bench.sh [SUITE...]
-#   IDLE="0 4" limits the idle suite to those numbers of idle guests.
+#   IDLE="0 4" limits the idle suite to those numbers of idle guests,
+#   TRANSPORTS="tap tap-1M" the transports suite to those cases.
 #
 # Suites: transports (tap, raw and hybrid, ours against the kernel's
 # bundled vector driver, both ways; tap also with iperf3 -l 1M), tunnels (gre, l2tpv3 and bess guest
@@ -182,13 +183,16 @@ per_gbit() {
 
 # guest_bg NAME KERNEL TIMEOUT CMD [uml-run args...]: boot in the background
 # (uml-run's complaints go to $guest_err where set: a guest that is
-# meant to die)
+# meant to die).  Appended, never truncated: /dev/stderr opened with
+# O_TRUNC would empty this script's own log when that is a file.
 guest_bg() {
 	local name=$1 kernel=$2 timeout=$3 cmd=$4
 
 	shift 4
+	# a run before this one may have left its flow marks (flow_cpu)
+	rm -f "$work/$name/running" "$work/$name/done" "$work/$name/sampled"
 	"$top/scripts/uml-run" -k "$kernel" -n "${guest_ns:-$ns}" -N "$name" -t "$timeout" -q \
-		-o "$work/$name" "$@" -- sh -c "$cmd" 2>"${guest_err:-/dev/stderr}" &
+		-o "$work/$name" "$@" -- sh -c "$cmd" 2>>"${guest_err:-/dev/stderr}" &
 	pids+=($!)
 }
 
@@ -270,7 +274,11 @@ bench_transports() {
 
 	[ -x "$baseline" ] || die "no $baseline (run 'make baseline')"
 	# tap-1M: tap again with 1 MiB reads and writes (see the header)
-	for t in tap tap-1M raw hybrid; do
+	for t in ${TRANSPORTS:-tap tap-1M raw hybrid}; do
+		case "$t" in
+		tap|tap-1M|raw|hybrid) ;;
+		*) die "TRANSPORTS: no case '$t' (tap, tap-1M, raw, hybrid)" ;;
+		esac
 		len=
 		[ "$t" = tap-1M ] && len="-l 1M"
 		for variant in baseline ours; do
