@@ -26,6 +26,8 @@ struct vecnet_unixdgram {
 	bool bound;
 	/* The peer's socket file when last connected, to spot a restart */
 	unsigned long long peer_id;
+	/* Said that the host cannot tell whether the peer lives */
+	bool diag_said;
 };
 
 static const struct vecnet_key vecnet_unixdgram_keys[] = {
@@ -156,15 +158,25 @@ static int vecnet_unixdgram_probe(struct vecnet_dev *vn)
 	 * it is refused once the peer has gone.
 	 */
 	if (err == -ENOENT && netif_carrier_ok(vn->dev)) {
-		if (vecnet_user_unix_peer_closed(vn->fd) == 1) {
+		int closed = vecnet_user_unix_peer_closed(vn->fd);
+
+		if (closed == 1) {
 			netdev_info(vn->dev, "peer at %s exited, its socket file is gone\n",
 				    ud->peer);
 			return -ECONNREFUSED;
+		}
+		if (closed < 0 && !ud->diag_said) {
+			ud->diag_said = true;
+			netdev_info(vn->dev,
+				    "socket file %s is gone and the host cannot say whether its peer lives (%d): the carrier stays until a send is refused\n",
+				    ud->peer, closed);
 		}
 		return VECNET_PEER_HELD;
 	}
 	if (err)
 		return err;
+	/* the file is back: say it again should it go again */
+	ud->diag_said = false;
 	if (id == ud->peer_id)
 		return 0;
 	ud->peer_id = id;
