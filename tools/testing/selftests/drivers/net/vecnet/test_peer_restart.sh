@@ -27,6 +27,12 @@ while [ "$(date +%s)" -lt $end ]; do
 		[ $state = seen ] && { state=lost; echo "peer lost"; }
 	fi
 done
+# Stay until the test says the new B is done: B may not have had its
+# own answer yet, and would wait for one in vain once A is gone.
+for i in $(seq 1 900); do
+	[ -e release ] && break
+	sleep 0.1
+done
 ethtool -S vec0 >after.stats
 [ $state = back ]
 EOS
@@ -60,6 +66,7 @@ check_err $? "A did not notice its peer going"
 
 guest rb2 60 -n "$ns" -a "vec0:transport=unixdgram,local=$b,path=$a" -- sh "$sb"
 check_err $? "second B failed"
+touch "$(guest_out ra release)"
 guest_wait ra
 check_err $? "A did not reach the new peer: $(tail -n 3 "$(guest_out ra output.log)")"
 lost=$(xstat "$(guest_out ra after.stats)" peer_lost)
