@@ -207,6 +207,12 @@ flow_hold() {
 	echo "for i in \$(seq 100); do [ -e $1/sampled ] && break; sleep 0.1; done"
 }
 
+# flow_client CMD: guest-side commands that run the client's flow CMD
+# between flow_cpu's marks, hold until sampled, and exit with CMD's status
+flow_client() {
+	echo "touch running; $1; rc=\$?; touch done; $(flow_hold .); exit \$rc"
+}
+
 # The guest-side script of an iperf3 pair: the server guest marks itself
 # ready, the client waits for that (bounded), marks its flow's start and
 # end (flow_cpu) and writes result.json.  With CLIENT_DIR, the server
@@ -220,9 +226,8 @@ server_cmd() {
 client_cmd() {
 	echo "ip addr add $1/24 dev vec0 && ip link set vec0 up &&
 	      for i in \$(seq 300); do [ -e $3/ready ] && break; sleep 0.1; done &&
-	      ping -c 1 -W 2 $2 >/dev/null; touch running;
-	      iperf3 -c $2 -t $secs $4 -J >result.json; rc=\$?; touch done;
-	      $(flow_hold .); exit \$rc"
+	      ping -c 1 -W 2 $2 >/dev/null;
+	      $(flow_client "iperf3 -c $2 -t $secs $4 -J >result.json")"
 }
 
 # pair_run KERNEL NET SERVER_VEC0 CLIENT_VEC0: guests srv (NET.1; in
@@ -297,8 +302,7 @@ bench_transports() {
 					sleep 0.5
 					guest_bg "$t-$r" "$kernel" $((secs + 60)) \
 						"ip addr add 198.18.2.2/24 dev vec0 && ip link set vec0 up &&
-						 touch running; iperf3 -c 198.18.2.1 -t $secs $flag $len -J >result.json;
-						 rc=\$?; touch done; $(flow_hold .); exit \$rc" \
+						 $(flow_client "iperf3 -c 198.18.2.1 -t $secs $flag $len -J >result.json")" \
 						-a "vec0:$spec"
 					flow_cpu "$work/$t-$r" "${pids[-1]}" "$t-$r"
 					wait "${pids[-1]}" || true
