@@ -58,6 +58,8 @@ const struct vs_stat_desc vs_sw_stat_desc[] = {
 	SW_STAT(ports_added),
 	SW_STAT(ports_removed),
 	SW_STAT(dead_peers),
+	SW_STAT(addr_refused),
+	SW_STAT(peer_repinned),
 	SW_STAT(stream_bad_len),
 	SW_STAT(cred_refused),
 	SW_STAT(gso_frames),

@@ -160,8 +160,8 @@ static int uring_init(struct vs_switch *sw)
 	if (sw->dgram_fd >= 0) {
 		/* rounded up so that the control messages after it are aligned */
 		u->rx_mh.msg_namelen = (sizeof(struct sockaddr_un) + 7) & ~7u;
-		if (vs_cred_check(&sw->cfg))
-			u->rx_mh.msg_controllen = CMSG_SPACE(sizeof(struct ucred));
+		/* every sender's credentials: --allow-* and peer.c need them */
+		u->rx_mh.msg_controllen = CMSG_SPACE(sizeof(struct ucred));
 		if (setup_bufs(u, sw->cfg.max_frame) < 0)
 			goto err;
 		arm_recv(u, sw->dgram_fd);

@@ -451,6 +451,10 @@ static int listen_on(struct vs_switch *sw, const char *path, int type,
 	*fdp = vs_listen_unix(&sw->cfg, path, type);
 	if (*fdp < 0)
 		return -1;
+	if (vs_peer_own(sw, path) < 0) {
+		vs_log(NULL, 0, "%s: %s", path, strerror(errno));
+		return -1;
+	}
 	return kind < 0 ? 0 : vs_epoll_add(sw, *fdp, vs_ev(kind, 0), EPOLLIN);
 }
 
@@ -596,6 +600,8 @@ int main(int argc, char **argv)
 		vs_log(NULL, 0, "setup: %s", strerror(errno));
 		goto out_fds;
 	}
+	if ((sw.cfg.dgram_path || sw.cfg.vnet_path) && vs_peer_check_proc() < 0)
+		goto out_fds;
 	if (setup_listeners(&sw) < 0 || setup_io(&sw) < 0)
 		goto out_listen;
 

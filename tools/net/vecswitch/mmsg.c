@@ -86,8 +86,8 @@ static void flush_sock(struct vs_switch *sw, bool vnet)
 				v->iov_len = b->len;
 				mm[n].msg_hdr.msg_iov = iov[n];
 				mm[n].msg_hdr.msg_iovlen = vnet ? 2 : 1;
-				mm[n].msg_hdr.msg_name = &p->addr;
-				mm[n].msg_hdr.msg_namelen = p->addrlen;
+				mm[n].msg_hdr.msg_name = &p->pin.dst;
+				mm[n].msg_hdr.msg_namelen = p->pin.dstlen;
 				owner[n] = p;
 			}
 		}
@@ -108,6 +108,11 @@ static void flush_sock(struct vs_switch *sw, bool vnet)
 		if (errno == EAGAIN || errno == ENOBUFS) {
 			vs_dgram_blocked(sw, owner[0]);
 		} else if (vs_dgram_dead_errno(errno)) {
+			/* a restarted guest: its name has a new socket */
+			if (vs_peer_repin(sw, owner[0])) {
+				sw->st.peer_repinned++;
+				continue;
+			}
 			sw->st.dead_peers++;
 			vs_port_remove(sw, owner[0], strerror(errno));
 		} else {

@@ -173,6 +173,7 @@ struct vs_port *vs_port_new(struct vs_switch *sw, enum vs_port_type type,
 	p->type = type;
 	p->fd = fd;
 	p->probe_fd = -1;
+	p->pin.fd = -1;
 	p->uplink = type == VS_PORT_TAP;
 	snprintf(p->name, sizeof(p->name), "%s", name);
 
@@ -229,6 +230,7 @@ void vs_port_remove(struct vs_switch *sw, struct vs_port *p, const char *why)
 		close(p->probe_fd);
 		p->probe_fd = -2;
 	}
+	vs_peer_unpin(&p->pin);
 	if (p == sw->tap)
 		sw->tap = NULL;
 }
@@ -240,6 +242,7 @@ static void port_free(struct vs_port *p)
 		close(p->fd);
 	if (p->probe_fd >= 0)
 		close(p->probe_fd);
+	vs_peer_unpin(&p->pin);
 	free(p->txq.slot);
 	free(p->rxbuf);
 	free(p);
@@ -308,16 +311,34 @@ static void addr_name(char *out, size_t outlen, const struct sockaddr_un *a,
 	out[o] = '\0';
 }
 
+/* Drop a datagram whose sender cannot be a port; say why, once a second. */
+static void refuse_addr(struct vs_switch *sw, const struct sockaddr_un *addr,
+			socklen_t len, const char *why)
+{
+	char name[VS_NAME_LEN];
+
+	sw->st.addr_refused++;
+	if (sw->now_ms && sw->now_ms < sw->refused_log_ms + 1000)
+		return;
+	sw->refused_log_ms = sw->now_ms;
+	addr_name(name, sizeof(name), addr, len);
+	vs_log(sw, 0, "dgram sender %s refused: %s", name, why);
+}
+
 /*
  * Find the port of a dgram sender, creating it on its first frame. The
  * socket it sent to says whether its frames carry virtio-net headers.
+ * Its name is resolved once, then (peer.c); a port's later frames must
+ * come from the same uid.
  */
 struct vs_port *vs_dgram_peer(struct vs_switch *sw,
 			      const struct sockaddr_un *addr, socklen_t len,
-			      bool vnet)
+			      const struct ucred *cred, bool vnet)
 {
 	char name[VS_NAME_LEN];
 	struct vs_port *p;
+	struct vs_pin pin;
+	const char *why;
 	unsigned int i;
 	uint32_t h;
 
@@ -330,19 +351,32 @@ struct vs_port *vs_dgram_peer(struct vs_switch *sw,
 	h = addr_hash(addr, len);
 	for (i = 0; i < sw->nports; i++) {
 		p = sw->ports[i];
-		if (p && p->type == VS_PORT_DGRAM && !p->dead &&
-		    p->addr_hash == h && p->addrlen == len && p->vnet == vnet &&
-		    !memcmp(&p->addr, addr, len))
-			return p;
+		if (!p || p->type != VS_PORT_DGRAM || p->dead ||
+		    p->addr_hash != h || p->addrlen != len || p->vnet != vnet ||
+		    memcmp(&p->addr, addr, len))
+			continue;
+		if (!cred || cred->uid != p->pin.uid) {
+			refuse_addr(sw, addr, len, "the port belongs to another user");
+			return NULL;
+		}
+		return p;
+	}
+	why = vs_peer_pin(sw, addr, len, cred, &pin);
+	if (why) {
+		refuse_addr(sw, addr, len, why);
+		return NULL;
 	}
 	addr_name(name, sizeof(name), addr, len);
 	p = vs_port_new(sw, VS_PORT_DGRAM, -1, name);
-	if (!p)
+	if (!p) {
+		vs_peer_unpin(&pin);
 		return NULL;
+	}
 	memcpy(&p->addr, addr, len);
 	p->addrlen = len;
 	p->addr_hash = h;
 	p->vnet = vnet;
+	p->pin = pin;
 	return p;
 }
 
@@ -462,7 +496,7 @@ void vs_dgram_input(struct vs_switch *sw, bool vnet,
 		sw->st.cred_refused++;
 		return;
 	}
-	p = vs_dgram_peer(sw, addr, alen, vnet);
+	p = vs_dgram_peer(sw, addr, alen, cred, vnet);
 	if (!p)
 		return;
 	if (truncated) {
@@ -501,7 +535,8 @@ static bool probe_arm(struct vs_switch *sw, struct vs_port *p)
 		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			return false;
-		if (connect(fd, (struct sockaddr *)&p->addr, p->addrlen) < 0) {
+		if (connect(fd, (struct sockaddr *)&p->pin.dst,
+			    p->pin.dstlen) < 0) {
 			/* EPERM: the peer is connected elsewhere, for good */
 			if (errno == EPERM)
 				p->probe_fd = -2;
@@ -567,6 +602,18 @@ void vs_dgram_probe_event(struct vs_switch *sw, struct vs_port *p)
 	p->probe_armed = false;
 	p->probe_woke = true;
 	p->retry_at_ms = 0;
+}
+
+/* The peer's socket changed: the probe must watch the new one. */
+void vs_dgram_probe_reset(struct vs_switch *sw, struct vs_port *p)
+{
+	if (p->probe_fd >= 0) {
+		epoll_ctl(sw->epfd, EPOLL_CTL_DEL, p->probe_fd, NULL);
+		close(p->probe_fd);
+	}
+	p->probe_fd = -1;
+	p->probe_armed = false;
+	p->probe_woke = false;
 }
 
 /* Milliseconds until a backed-off dgram peer should be tried, -1: none. */
@@ -777,8 +824,6 @@ void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
 		if (names) {
 			mm[i].msg_hdr.msg_name = &sw->rxaddr[i];
 			mm[i].msg_hdr.msg_namelen = sizeof(sw->rxaddr[i]);
-		}
-		if (names && vs_cred_check(&sw->cfg)) {
 			mm[i].msg_hdr.msg_control = sw->rxctl[i];
 			mm[i].msg_hdr.msg_controllen = sizeof(sw->rxctl[i]);
 		}

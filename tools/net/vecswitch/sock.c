@@ -103,9 +103,11 @@ int vs_listen_unix(const struct vs_config *cfg, const char *path, int type)
 	if (cfg->sock_gid >= 0 && chown(path, -1, (gid_t)cfg->sock_gid) < 0)
 		goto err_unlink;
 	if (type == SOCK_DGRAM) {
-		/* every datagram then carries its sender's SCM_CREDENTIALS */
-		if (vs_cred_check(cfg) &&
-		    setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
+		/*
+		 * every datagram then carries its sender's SCM_CREDENTIALS:
+		 * for --allow-*, and for the owner check of peer.c
+		 */
+		if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
 			goto err_unlink;
 		set_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, DGRAM_SNDBUF);
 		set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, DGRAM_RCVBUF);

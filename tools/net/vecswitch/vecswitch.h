@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 #include <sys/un.h>
 #include <linux/virtio_net.h>
 
@@ -165,6 +166,8 @@ struct vs_sw_stats {
 	uint64_t csum_filled;		/* checksums finished for them */
 	uint64_t diag_dumps;		/* unix socket diagnostics taken */
 	uint64_t diag_failed;		/* and those that got no answer */
+	uint64_t addr_refused;		/* datagrams from a name that cannot be a port */
+	uint64_t peer_repinned;		/* ports that followed a guest's new socket */
 	/*
 	 * Frame accounting: every frame meant for a port, and the sent,
 	 * dropped and queued frames of ports since removed. tx_wanted equals
@@ -178,6 +181,16 @@ extern const struct vs_stat_desc vs_sw_stat_desc[];
 extern const unsigned int vs_sw_stat_count;
 
 /* ---- ports -------------------------------------------------------------- */
+
+/* Where a dgram peer's frames go, resolved once (peer.c) */
+struct vs_pin {
+	int fd;				/* O_PATH of its socket file, -1: abstract */
+	dev_t dev;
+	ino_t ino;
+	uint32_t uid;			/* the sender's, from SCM_CREDENTIALS */
+	struct sockaddr_un dst;		/* /proc/self/fd/N, or the abstract name */
+	socklen_t dstlen;
+};
 
 enum vs_port_type {
 	VS_PORT_DGRAM,
@@ -200,10 +213,11 @@ struct vs_port {
 	uint8_t lock_mac[6];
 	char name[VS_NAME_LEN];
 
-	/* dgram peers: the guest's bound address */
+	/* dgram peers: the guest's bound address, and where it was found */
 	struct sockaddr_un addr;
 	socklen_t addrlen;
 	uint32_t addr_hash;
+	struct vs_pin pin;
 	uint64_t unanswered;		/* bytes sent since it last sent a frame */
 	uint64_t idle_gen;		/* dump that last saw its queue empty */
 	uint64_t retry_at_ms;		/* 0: not backing off */
@@ -314,6 +328,14 @@ struct vs_switch {
 		uint64_t asked_ms;
 	} diag;
 
+	/* the switch's own socket files, never a peer (peer.c) */
+	struct {
+		dev_t dev;
+		ino_t ino;
+	} own[5];
+	unsigned int n_own;
+	uint64_t refused_log_ms;	/* last addr_refused message */
+
 	uint64_t now_ms;
 	uint64_t next_sweep_ms;
 	bool stop;
@@ -359,7 +381,7 @@ void vs_port_reap(struct vs_switch *sw);
 void vs_port_free_all(struct vs_switch *sw);
 struct vs_port *vs_dgram_peer(struct vs_switch *sw,
 			      const struct sockaddr_un *addr, socklen_t len,
-			      bool vnet);
+			      const struct ucred *cred, bool vnet);
 int vs_dgram_fd(const struct vs_switch *sw, const struct vs_port *p);
 bool vs_dgram_stalled(struct vs_switch *sw, const struct vs_port *p);
 void vs_dgram_seen_idle(struct vs_switch *sw, const struct sockaddr_un *addr,
@@ -372,6 +394,7 @@ bool vs_dgram_dead_errno(int err);
 void vs_dgram_blocked(struct vs_switch *sw, struct vs_port *p);
 void vs_dgram_unblocked(struct vs_port *p);
 void vs_dgram_probe_event(struct vs_switch *sw, struct vs_port *p);
+void vs_dgram_probe_reset(struct vs_switch *sw, struct vs_port *p);
 void vs_port_flush(struct vs_switch *sw, struct vs_port *p);
 void vs_flush_all(struct vs_switch *sw);
 void vs_port_event(struct vs_switch *sw, struct vs_port *p, uint32_t events);
@@ -430,6 +453,15 @@ static inline uint64_t vs_port_tx_done(const struct vs_port *p)
 	return p->st.tx_frames + p->st.tx_queue_full + p->st.tx_oversize +
 	       p->st.tx_unread + p->st.tx_errors + p->txq.count;
 }
+
+/* peer.c */
+int vs_peer_own(struct vs_switch *sw, const char *path);
+const char *vs_peer_pin(const struct vs_switch *sw,
+			const struct sockaddr_un *addr, socklen_t len,
+			const struct ucred *cred, struct vs_pin *pin);
+void vs_peer_unpin(struct vs_pin *pin);
+bool vs_peer_repin(struct vs_switch *sw, struct vs_port *p);
+int vs_peer_check_proc(void);
 
 /* sock.c */
 int vs_listen_unix(const struct vs_config *cfg, const char *path, int type);

@@ -38,8 +38,9 @@ static void dgram_addr(struct sockaddr_un *sa, socklen_t *len, unsigned int i)
 		*len = offsetof(struct sockaddr_un, sun_path) + 3;
 		return;
 	}
-	sa->sun_path[0] = 'g';
-	sa->sun_path[1] = '0' + i;
+	/* abstract too: a path is resolved on the file system (peer.c) */
+	sa->sun_path[1] = 'g';
+	sa->sun_path[2] = '0' + i;
 	*len = offsetof(struct sockaddr_un, sun_path) + 3;
 }
 
@@ -73,7 +74,7 @@ static void frame_in(struct vs_switch *sw, struct vs_port *in,
 
 	if (!in) {
 		/* the sender at g4 is on the --vnet socket */
-		vs_dgram_input(sw, alen == VNET_ALEN && sa->sun_path[1] == '4',
+		vs_dgram_input(sw, alen == VNET_ALEN && sa->sun_path[2] == '4',
 			       sa, alen, cred, frame, len, trunc);
 		/* a refused sender is counted and never becomes a port */
 		if (!vs_cred_allowed(&sw->cfg, cred)) {

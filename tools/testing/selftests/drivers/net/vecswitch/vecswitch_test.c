@@ -859,14 +859,33 @@ TEST_F(vsw, socket_mode)
 
 /* ---- sender credentials (--allow-uid, --allow-gid) ------------------- */
 
+/* Move path's directory aside and put a symlink to target in its place. */
+static int swap_dir(const char *path, const char *target)
+{
+	char dir[160], old[168], *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	snprintf(old, sizeof(old), "%s.old", dir);
+	if (rename(dir, old) < 0 || symlink(target, dir) < 0)
+		return -1;
+	return 0;
+}
+
 /*
- * A child binds a guest socket at path, connects it to the switch while
- * still root (the test directory is root's alone), becomes uid/gid and
- * sends n broadcasts tagged tag..tag+n-1: the kernel stamps each with the
- * child's credentials at send time. Returns the child's exit status.
+ * A child connects a guest socket to the switch while still root (the
+ * switch's socket may be root's alone), becomes uid/gid, binds the socket
+ * at path (its directory must let uid in), and sends n broadcasts tagged
+ * tag..tag+n-1: the kernel stamps each with the child's credentials at
+ * send time. With swap set, it first moves the socket's directory aside
+ * and puts a symlink to swap in its place, so that its name leads there.
+ * Returns the child's exit status.
  */
 static int send_as(const struct vsw *s, const char *path, uid_t uid,
-		   gid_t gid, uint32_t tag, int n)
+		   gid_t gid, const char *swap, uint32_t tag, int n)
 {
 	struct sockaddr_un sa;
 	uint8_t buf[128], mac[6];
@@ -878,15 +897,17 @@ static int send_as(const struct vsw *s, const char *path, uid_t uid,
 		return -1;
 	if (pid == 0) {
 		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-		alen = vsw_addr(&sa, path);
-		if (fd < 0 || bind(fd, (struct sockaddr *)&sa, alen) < 0)
-			_exit(10);
 		alen = vsw_addr(&sa, s->dgram);
-		if (connect(fd, (struct sockaddr *)&sa, alen) < 0)
+		if (fd < 0 || connect(fd, (struct sockaddr *)&sa, alen) < 0)
 			_exit(11);
 		if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 ||
 		    setresuid(uid, uid, uid) < 0)
 			_exit(12);
+		alen = vsw_addr(&sa, path);
+		if (bind(fd, (struct sockaddr *)&sa, alen) < 0)
+			_exit(10);
+		if (swap && swap_dir(path, swap) < 0)
+			_exit(14);
 		vsw_mac(mac, 0x900 + uid % 256);
 		for (i = 0; i < n; i++) {
 			size_t len = vsw_frame(buf, vsw_bcast, mac, tag + i, 60);
@@ -899,6 +920,16 @@ static int send_as(const struct vsw *s, const char *path, uid_t uid,
 	if (waitpid(pid, &status, 0) != pid)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* A directory under the switch's that every user may bind sockets in. */
+static void users_dir(struct __test_metadata *_metadata, const struct vsw *s,
+		      char *out, size_t len)
+{
+	snprintf(out, len, "%s/users", s->dir);
+	ASSERT_EQ(0, chmod(s->dir, 0711));
+	ASSERT_EQ(0, mkdir(out, 0777));
+	ASSERT_EQ(0, chmod(out, 01777));
 }
 
 /*
@@ -931,35 +962,35 @@ static int connect_as(const char *path, uid_t uid)
 
 TEST_F(vsw, allow_uid)
 {
-	char refused[160], allowed[160], group[160];
+	char users[128], refused[160], allowed[160], group[160];
 	int others;
 
 	START("--allow-uid", "0,4242", "--allow-gid", "4343", "--mode", "0666");
-	snprintf(refused, sizeof(refused), "%s/nobody.sock", self->s.dir);
-	snprintf(allowed, sizeof(allowed), "%s/u4242.sock", self->s.dir);
-	snprintf(group, sizeof(group), "%s/g4343.sock", self->s.dir);
+	users_dir(_metadata, &self->s, users, sizeof(users));
+	snprintf(refused, sizeof(refused), "%s/nobody.sock", users);
+	snprintf(allowed, sizeof(allowed), "%s/u4242.sock", users);
+	snprintf(group, sizeof(group), "%s/g4343.sock", users);
 	/* root is on the list: ordinary guests work */
 	join(_metadata, self, 2);
 
 	/* a user not on either list is refused: dropped, counted, no port */
-	ASSERT_EQ(0, send_as(&self->s, refused, 65534, 65534, 0xc0, 5));
+	ASSERT_EQ(0, send_as(&self->s, refused, 65534, 65534, NULL, 0xc0, 5));
 	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "cred_refused") < 5);
 	EXPECT_EQ(5, vsw_stat(&self->s, NULL, "cred_refused"));
 	EXPECT_FALSE(vsw_has_port(&self->s, refused));
 
 	/* a listed uid, and a listed primary gid, get through */
-	ASSERT_EQ(0, send_as(&self->s, allowed, 4242, 65534, 0xd0, 1));
+	ASSERT_EQ(0, send_as(&self->s, allowed, 4242, 65534, NULL, 0xd0, 1));
 	ASSERT_EQ(0, vsw_recv_until(G(0)->fd, 0xd0, &others));
 	EXPECT_EQ(0, others);	/* none of the refused frames came first */
 	/* (the sender has exited: the next flood finds it gone) */
 	EXPECT_TRUE(vsw_has_port(&self->s, allowed));
-	ASSERT_EQ(0, send_as(&self->s, group, 65534, 4343, 0xe0, 1));
+	ASSERT_EQ(0, send_as(&self->s, group, 65534, 4343, NULL, 0xe0, 1));
 	ASSERT_EQ(0, vsw_recv_until(G(1)->fd, 0xe0, &others));
 	EXPECT_EQ(1, others);	/* the uid 4242 frame */
 	EXPECT_EQ(5, vsw_stat(&self->s, NULL, "cred_refused"));
 
 	/* connected ports are checked at accept (SO_PEERCRED) */
-	ASSERT_EQ(0, chmod(self->s.dir, 0711));
 	ASSERT_EQ(0, connect_as(self->s.stream, 65534));
 	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "cred_refused") < 6);
 	EXPECT_EQ(6, vsw_stat(&self->s, NULL, "cred_refused"));
@@ -969,15 +1000,200 @@ TEST_F(vsw, allow_uid)
 /* Without --allow-*, anyone who can reach the socket may send. */
 TEST_F(vsw, allow_uid_off)
 {
-	char path[160];
+	char users[128], path[160];
 	int others;
 
 	START();
 	join(_metadata, self, 1);
-	snprintf(path, sizeof(path), "%s/nobody.sock", self->s.dir);
-	ASSERT_EQ(0, send_as(&self->s, path, 65534, 65534, 0xf0, 1));
+	users_dir(_metadata, &self->s, users, sizeof(users));
+	snprintf(path, sizeof(path), "%s/nobody.sock", users);
+	ASSERT_EQ(0, send_as(&self->s, path, 65534, 65534, NULL, 0xf0, 1));
 	ASSERT_EQ(0, vsw_recv_until(G(0)->fd, 0xf0, &others));
 	EXPECT_EQ(0, vsw_stat(&self->s, NULL, "cred_refused"));
+}
+
+/* ---- where a dgram peer's frames go ------------------------------------ */
+
+/* A dgram socket bound at path (relative to the current directory or not). */
+static int bound_socket(const char *path)
+{
+	struct sockaddr_un sa;
+	int fd, alen = vsw_addr(&sa, path);
+
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&sa, alen) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int send_frame(const struct vsw *s, int fd, const uint8_t *src,
+		      uint32_t tag)
+{
+	uint8_t buf[64];
+	size_t len = vsw_frame(buf, vsw_bcast, src, tag, 60);
+
+	return vsw_send_raw(s, fd, buf, len);
+}
+
+/* Frames with tag that reach fd within ms; other frames are skipped. */
+static int copies(int fd, uint32_t tag, int ms)
+{
+	uint64_t deadline = vsw_now_ms() + ms;
+	uint8_t buf[2048];
+	int n, got = 0;
+
+	while (vsw_now_ms() < deadline) {
+		n = vsw_recv(fd, buf, sizeof(buf), (int)(deadline - vsw_now_ms()));
+		if (n < 0)
+			break;
+		if (n >= 18 && vsw_tag(buf) == tag)
+			got++;
+	}
+	return got;
+}
+
+/*
+ * A relative name would be resolved in the switch's working directory,
+ * not the sender's: it is refused, and the sender's frames go nowhere.
+ */
+TEST_F(vsw, peer_relative_name)
+{
+	uint8_t mac[6];
+	int fd;
+
+	START();
+	join(_metadata, self, 2);
+	ASSERT_EQ(0, chdir(self->s.dir));
+	fd = bound_socket("rel.sock");
+	ASSERT_LE(0, fd);
+	vsw_mac(mac, 0x51);
+	ASSERT_EQ(0, send_frame(&self->s, fd, mac, 0x5100));
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "addr_refused") < 1);
+	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "addr_refused"));
+	EXPECT_FALSE(vsw_has_port(&self->s, "rel.sock"));
+	EXPECT_FALSE(vsw_fdb_has(&self->s, mac));
+	/* the refused broadcast reached nobody: the marker comes first */
+	expect_only_marker(_metadata, self, 1, 0x1, 0x5101);
+	close(fd);
+}
+
+/*
+ * A guest that became a port swaps its directory for a symlink to the
+ * switch's, so that its name now leads to the switch's own socket. The
+ * switch keeps sending to the socket it found at first: one broadcast
+ * reaches each guest once, and nothing loops back into the switch.
+ */
+TEST_F(vsw, peer_swapped_after_join)
+{
+	char dir[128], path[160];
+	uint8_t mac[6];
+	int fd;
+
+	START();
+	join(_metadata, self, 2);
+	snprintf(dir, sizeof(dir), "%s/evil", self->s.dir);
+	ASSERT_EQ(0, mkdir(dir, 0700));
+	/* the same base name as the switch's own socket */
+	snprintf(path, sizeof(path), "%s/dgram.sock", dir);
+	fd = bound_socket(path);
+	ASSERT_LE(0, fd);
+	vsw_mac(mac, 0x52);
+	ASSERT_EQ(0, send_frame(&self->s, fd, mac, 0x5200));
+	EXPECT_EQ(1, copies(G(0)->fd, 0x5200, 500));
+	ASSERT_TRUE(vsw_has_port(&self->s, path));
+
+	ASSERT_EQ(0, swap_dir(path, self->s.dir));
+	ASSERT_EQ(0, vsw_send(&self->s, G(1), vsw_bcast, 0x5201, 60));
+	EXPECT_EQ(1, copies(G(0)->fd, 0x5201, 500));
+	EXPECT_EQ(1, copies(fd, 0x5201, 100));
+	EXPECT_FALSE(vsw_has_port(&self->s, self->s.dgram));
+	EXPECT_GT(10, vsw_stat(&self->s, G(0)->path, "tx_frames"));
+	/* its own frames still come from its port */
+	ASSERT_EQ(0, send_frame(&self->s, fd, mac, 0x5202));
+	EXPECT_EQ(1, copies(G(1)->fd, 0x5202, 500));
+	EXPECT_EQ(0, vsw_stat(&self->s, NULL, "addr_refused"));
+	close(fd);
+}
+
+/* The same swap before its first frame: that name is refused outright. */
+TEST_F(vsw, peer_swapped_before_join)
+{
+	char dir[128], path[160];
+
+	START();
+	join(_metadata, self, 2);
+	snprintf(dir, sizeof(dir), "%s/evil", self->s.dir);
+	ASSERT_EQ(0, mkdir(dir, 0700));
+	snprintf(path, sizeof(path), "%s/dgram.sock", dir);
+	ASSERT_EQ(0, send_as(&self->s, path, 0, 0, self->s.dir, 0x5300, 3));
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "addr_refused") < 3);
+	EXPECT_EQ(3, vsw_stat(&self->s, NULL, "addr_refused"));
+	EXPECT_FALSE(vsw_has_port(&self->s, path));
+	EXPECT_FALSE(vsw_has_port(&self->s, self->s.dgram));
+	expect_only_marker(_metadata, self, 1, 0x1, 0x5303);
+}
+
+/*
+ * A user points its name at another user's socket before its first
+ * frame: refused, so the victim gets each broadcast once, not twice.
+ * A name that is a port already is refused to any other uid.
+ */
+TEST_F(vsw, peer_other_owner)
+{
+	char users[128], victim[160], evil[160], path[160];
+	int fd;
+
+	START("--mode", "0666");
+	users_dir(_metadata, &self->s, users, sizeof(users));
+	join(_metadata, self, 1);
+	/* G1, root's, bound in a directory of its own */
+	snprintf(victim, sizeof(victim), "%s/v", users);
+	ASSERT_EQ(0, mkdir(victim, 0755));
+	ASSERT_EQ(0, vsw_guest_open(G(1), &self->s, "users/v/g.sock", 2));
+	announce(_metadata, self, 1);
+
+	snprintf(evil, sizeof(evil), "%s/e", users);
+	ASSERT_EQ(0, mkdir(evil, 0755));
+	ASSERT_EQ(0, chown(evil, 4242, 4242));
+	snprintf(path, sizeof(path), "%s/e/g.sock", users);
+	ASSERT_EQ(0, send_as(&self->s, path, 4242, 4242, victim, 0x5400, 1));
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "addr_refused") < 1);
+	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "addr_refused"));
+	EXPECT_FALSE(vsw_has_port(&self->s, path));
+	ASSERT_EQ(0, vsw_send(&self->s, G(0), vsw_bcast, 0x5401, 60));
+	EXPECT_EQ(1, copies(G(1)->fd, 0x5401, 500));
+
+	/* uid 4242 becomes a port at a name of its own ... */
+	snprintf(path, sizeof(path), "%s/u4242.sock", users);
+	ASSERT_EQ(0, send_as(&self->s, path, 4242, 4242, NULL, 0x5402, 1));
+	EXPECT_EQ(1, copies(G(0)->fd, 0x5402, 500));
+	ASSERT_TRUE(vsw_has_port(&self->s, path));
+	/* ... and root, at that name once 4242 left it, is not that port */
+	ASSERT_EQ(0, unlink(path));
+	fd = bound_socket(path);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, send_frame(&self->s, fd, G(1)->mac, 0x5403));
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "addr_refused") < 2);
+	EXPECT_EQ(2, vsw_stat(&self->s, NULL, "addr_refused"));
+	expect_only_marker(_metadata, self, 1, 0x1, 0x5404);
+	close(fd);
+}
+
+/* A guest that restarts binds its name anew; its port follows it. */
+TEST_F(vsw, peer_restarted)
+{
+	START();
+	join(_metadata, self, 3);
+	vsw_guest_close(G(2));
+	ASSERT_EQ(0, unlink(G(2)->path));
+	ASSERT_EQ(0, guest_open(self, 2));
+	expect_only_marker(_metadata, self, 0, 0x6, 0x5500);
+	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "peer_repinned"));
+	EXPECT_EQ(0, vsw_stat(&self->s, NULL, "dead_peers"));
 }
 
 /* ---- tap uplink with --isolate, in a network namespace of our own ---- */
