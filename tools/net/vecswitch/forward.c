@@ -118,7 +118,7 @@ static void enqueue(struct vs_switch *sw, struct vs_port *out,
 			return;
 		}
 	}
-	if (out->vnet || !vs_buf_needs_plain(*b)) {
+	if (out->tx_vnet || !vs_buf_needs_plain(*b)) {
 		if (over_mtu(out, frame, len)) {
 			sw->st.tx_wanted++;
 			out->st.tx_oversize++;

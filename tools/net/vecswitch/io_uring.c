@@ -162,7 +162,7 @@ static int uring_init(struct vs_switch *sw)
 		u->rx_mh.msg_namelen = (sizeof(struct sockaddr_un) + 7) & ~7u;
 		/* every sender's credentials: --allow-* and peer.c need them */
 		u->rx_mh.msg_controllen = CMSG_SPACE(sizeof(struct ucred));
-		if (setup_bufs(u, sw->cfg.max_frame) < 0)
+		if (setup_bufs(u, vs_dgram_slot(sw)) < 0)
 			goto err;
 		arm_recv(u, sw->dgram_fd);
 	}

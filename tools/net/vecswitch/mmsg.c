@@ -54,8 +54,8 @@ static bool dgram_ready(const struct vs_switch *sw, const struct vs_port *p,
  * into one sendmmsg. A peer whose queue is full answers EAGAIN; it backs
  * off on its own and the others keep going, so one stopped guest blocks
  * nobody (a connected one, which gets no EAGAIN, is held back by
- * vs_dgram_stalled instead). Peers of the --vnet socket get the header
- * in front.
+ * vs_dgram_stalled instead). Peers of the --vnet socket, and those that
+ * agreed to it (nego.c), get the header in front.
  */
 static void flush_sock(struct vs_switch *sw, bool vnet)
 {
@@ -78,14 +78,15 @@ static void flush_sock(struct vs_switch *sw, bool vnet)
 				struct iovec *v = iov[n];
 
 				memset(&mm[n], 0, sizeof(mm[n]));
-				if (vnet) {
+				mm[n].msg_hdr.msg_iovlen = 1;
+				if (vs_nego_tx_hdr(p, j, b)) {
 					v->iov_base = b->vnet;
 					v++->iov_len = sizeof(b->vnet);
+					mm[n].msg_hdr.msg_iovlen = 2;
 				}
 				v->iov_base = b->data;
 				v->iov_len = b->len;
 				mm[n].msg_hdr.msg_iov = iov[n];
-				mm[n].msg_hdr.msg_iovlen = vnet ? 2 : 1;
 				mm[n].msg_hdr.msg_name = &p->pin.dst;
 				mm[n].msg_hdr.msg_namelen = p->pin.dstlen;
 				owner[n] = p;

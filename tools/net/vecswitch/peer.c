@@ -129,6 +129,8 @@ bool vs_peer_repin(struct vs_switch *sw, struct vs_port *p)
 	}
 	vs_peer_unpin(&p->pin);
 	p->pin = pin;
+	/* a new socket starts in plain frames */
+	vs_nego_reset(p);
 	/* the probe watched the old socket */
 	vs_dgram_probe_reset(sw, p);
 	return true;

@@ -110,6 +110,8 @@ void vs_queue_pop(struct vs_port *p)
 
 	vs_buf_put(q->slot[q->head]);
 	q->slot[q->head] = NULL;
+	if (p->tx_plain)
+		p->tx_plain--;
 	q->head = (q->head + 1) % q->cap;
 	q->count--;
 }
@@ -200,9 +202,10 @@ err_port:
 	return NULL;
 }
 
+/* A dgram port that sends with headers shows as vnet */
 const char *vs_port_type_name(const struct vs_port *p)
 {
-	return p->vnet ? "vnet" : port_type_name[p->type];
+	return p->tx_vnet ? "vnet" : port_type_name[p->type];
 }
 
 /*
@@ -376,6 +379,8 @@ struct vs_port *vs_dgram_peer(struct vs_switch *sw,
 	p->addrlen = len;
 	p->addr_hash = h;
 	p->vnet = vnet;
+	p->rx_vnet = vnet;
+	p->tx_vnet = vnet;
 	p->pin = pin;
 	return p;
 }
@@ -484,6 +489,17 @@ const struct ucred *vs_cmsg_cred(const struct msghdr *mh)
 	return NULL;
 }
 
+/* A datagram that cannot be a frame: said at most once a second */
+static void runt_log(struct vs_switch *sw, const struct vs_port *p,
+		     size_t len)
+{
+	if (sw->now_ms && sw->now_ms < sw->runt_log_ms + 1000)
+		return;
+	sw->runt_log_ms = sw->now_ms;
+	vs_log(sw, 0, "port %u (%s): a datagram of %zu bytes is no Ethernet frame (rx_runt)",
+	       p->id, p->name, len);
+}
+
 void vs_dgram_input(struct vs_switch *sw, bool vnet,
 		    const struct sockaddr_un *addr, socklen_t alen,
 		    const struct ucred *cred, const uint8_t *data, size_t len,
@@ -503,10 +519,18 @@ void vs_dgram_input(struct vs_switch *sw, bool vnet,
 		p->st.rx_oversize++;
 		return;
 	}
-	if (vnet)
+	/* shorter than any frame, with or without a header */
+	if (!p->vnet && vs_nego_is_msg(data, len)) {
+		vs_nego_input(sw, p, data, len);
+		return;
+	}
+	if (p->rx_vnet) {
 		vs_forward_vnet(sw, p, data, len);
-	else
-		vs_forward(sw, p, data, len);
+		return;
+	}
+	if (len < ETH_HLEN_MIN)
+		runt_log(sw, p, len);
+	vs_forward(sw, p, data, len);
 }
 
 /* A dgram peer whose address answers like this is gone for good. */
@@ -806,12 +830,26 @@ void vs_flush_all(struct vs_switch *sw)
 		sw->io->flush_dgram(sw);
 }
 
+/*
+ * Room for one datagram of the --dgram socket: a super-frame with its
+ * header from a port that negotiated headers, unless the switch is a hub
+ * (it does not negotiate). A frame over --max-frame is refused later.
+ */
+size_t vs_dgram_slot(const struct vs_switch *sw)
+{
+	size_t vnet = VS_VNET_HDR_LEN + VS_VNET_FRAME_MAX;
+
+	if (sw->cfg.hub || sw->cfg.max_frame > vnet)
+		return sw->cfg.max_frame;
+	return vnet;
+}
+
 /* Point a recvmmsg batch at the shared rx scratch memory. */
 void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
 		      struct iovec *iov, bool vnet, bool names)
 {
 	size_t slot = vnet ? VS_VNET_HDR_LEN + VS_VNET_FRAME_MAX :
-		      sw->cfg.max_frame;
+		      vs_dgram_slot(sw);
 	uint8_t *mem = vnet ? sw->vnet_rxmem : sw->rxmem;
 	int i;
 

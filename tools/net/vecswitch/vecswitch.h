@@ -31,6 +31,13 @@ struct ucred;
 #define VS_VNET_FRAME_MAX	(65536 + 18)
 #define VS_GSO_MAX_SEGS		1024
 #define VS_BATCH		64	/* frames per recvmmsg/sendmmsg */
+/* header negotiation on the --dgram socket (nego.c): 12 bytes */
+#define VS_NEGO_LEN		12
+#define VS_NEGO_MAGIC		"VECN"
+#define VS_NEGO_VERSION		1
+#define VS_NEGO_HELLO		1
+#define VS_NEGO_MODE		2
+#define VS_NEGO_F_VNET		0x0001	/* a virtio_net_hdr leads each frame */
 /* Freed heap memory the switch keeps for its next frames (mallopt) */
 #define VS_HEAP_KEEP		(64 << 20)
 #define VS_NAME_LEN		128
@@ -101,6 +108,7 @@ struct vs_gso {
 struct vs_buf {
 	unsigned int refcnt;
 	unsigned int len;
+	bool ctl;			/* a negotiation message, not a frame */
 	uint8_t hdr[4];
 	uint8_t vnet[VS_VNET_HDR_LEN];
 	struct vs_gso gso;
@@ -132,6 +140,10 @@ struct vs_port_stats {
 	uint64_t rx_bad_len;
 	uint64_t rx_bad_vnet;
 	uint64_t rx_gso;
+	uint64_t rx_hello;
+	uint64_t rx_hello_again;
+	uint64_t rx_mode;
+	uint64_t rx_nego_bad;
 	uint64_t rx_errors;
 	uint64_t tx_queue_full;
 	uint64_t tx_oversize;
@@ -209,6 +221,10 @@ struct vs_port {
 	bool want_out;			/* EPOLLOUT armed */
 	bool locked;			/* --mac-lock: lock_mac is set */
 	bool vnet;			/* dgram peer of --vnet: frames carry headers */
+	/* dgram peers of --dgram: headers as negotiated (nego.c) */
+	bool rx_vnet;
+	bool tx_vnet;
+	unsigned int tx_plain;		/* queued entries that still go plain */
 	unsigned int mtu;		/* tap: the interface's MTU, 0 unknown */
 	uint8_t lock_mac[6];
 	char name[VS_NAME_LEN];
@@ -335,6 +351,7 @@ struct vs_switch {
 	} own[5];
 	unsigned int n_own;
 	uint64_t refused_log_ms;	/* last addr_refused message */
+	uint64_t runt_log_ms;		/* last rx_runt message of a dgram port */
 
 	uint64_t now_ms;
 	uint64_t next_sweep_ms;
@@ -410,6 +427,7 @@ bool vs_cred_check(const struct vs_config *cfg);
 bool vs_cred_allowed(const struct vs_config *cfg, const struct ucred *cred);
 const struct ucred *vs_cmsg_cred(const struct msghdr *mh);
 int vs_next_retry_ms(struct vs_switch *sw);
+size_t vs_dgram_slot(const struct vs_switch *sw);
 void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
 		      struct iovec *iov, bool vnet, bool names);
 
@@ -462,6 +480,14 @@ const char *vs_peer_pin(const struct vs_switch *sw,
 void vs_peer_unpin(struct vs_pin *pin);
 bool vs_peer_repin(struct vs_switch *sw, struct vs_port *p);
 int vs_peer_check_proc(void);
+
+/* nego.c */
+void vs_nego_reset(struct vs_port *p);
+bool vs_nego_is_msg(const uint8_t *data, size_t len);
+void vs_nego_input(struct vs_switch *sw, struct vs_port *p,
+		   const uint8_t *m, size_t len);
+bool vs_nego_tx_hdr(const struct vs_port *p, unsigned int i,
+		    const struct vs_buf *b);
 
 /* sock.c */
 int vs_listen_unix(const struct vs_config *cfg, const char *path, int type);

@@ -211,11 +211,18 @@ void fz_check(struct vs_switch *sw)
 			const struct vs_buf *b = vs_queue_peek(p, j);
 
 			FZ_ASSERT(b->refcnt >= 1);
+			/* a negotiation answer is the last entry sent plain */
+			if (b->ctl) {
+				FZ_ASSERT(b->len == VS_NEGO_LEN &&
+					  j + 1 == p->tx_plain);
+				continue;
+			}
 			FZ_ASSERT(b->len >= ETH_HLEN_MIN &&
-				  b->len <= (p->vnet ? VS_VNET_FRAME_MAX :
+				  b->len <= (p->tx_vnet ? VS_VNET_FRAME_MAX :
 					     sw->cfg.max_frame));
-			/* a port without headers gets finished frames only */
-			FZ_ASSERT(p->vnet || !vs_buf_needs_plain(b));
+			/* what goes without a header is a finished frame */
+			FZ_ASSERT(vs_nego_tx_hdr(p, j, b) ||
+				  !vs_buf_needs_plain(b));
 		}
 	}
 	/* every frame meant for a port is sent, dropped and counted, or queued */

@@ -5,6 +5,9 @@
   gso_cmp.py VECSWITCH_VNET_SOCK VECSWITCH_DGRAM_SOCK TX_IF RX_IF WORKDIR \
              [UPLINK_IF UPLINK_MTU]
 
+With the same path for both sockets, the port with headers is one that
+negotiated them on the --dgram socket (HELLO, MODE) instead.
+
 Each case is a frame with a virtio-net header: a TCP or UDP super-frame
 over IPv4 (with and without IP options) or IPv6, or a frame whose
 checksum is left to finish.  The kernel's answer: the frame written with
@@ -209,11 +212,26 @@ def kernel_segments(tx_if, rx_if, pkt, want, keep=ours):
     return got
 
 
+def nego_msg(kind):
+    return b"VECN" + struct.pack(">BBHI", 1, kind, 1, 65554)
+
+
+def negotiate(sock):
+    """Agree on virtio-net headers with the switch (its --dgram socket)."""
+    sock.send(nego_msg(1))
+    got = recv_all(sock, 1, time.monotonic() + 3, lambda f: len(f) == 12)
+    if got != [nego_msg(2)]:
+        sys.exit("no MODE answer to HELLO: %r" % (got,))
+    sock.send(nego_msg(2))
+
+
 class Switch:
     def __init__(self, vnet_path, dgram_path, work):
         self.v = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.v.bind(os.path.join(work, "gso-vnet.sock"))
         self.v.connect(vnet_path)
+        if vnet_path == dgram_path:
+            negotiate(self.v)
         self.d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.d.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
         self.d.bind(os.path.join(work, "gso-dgram.sock"))

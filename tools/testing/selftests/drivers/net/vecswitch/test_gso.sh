@@ -4,7 +4,8 @@
 # vecswitch's software segmentation against the kernel's own: gso_cmp.py
 # sends the same frames with virtio-net headers to the kernel (a packet
 # socket on a veth end with every offload off) and to vecswitch's --vnet
-# socket, and compares what comes out, frame by frame. Malformed headers
+# socket, then to a port that negotiated headers on its --dgram socket,
+# and compares what comes out, frame by frame. Malformed headers
 # must be dropped and counted in rx_bad_vnet. Super-frames to the tap
 # uplink, whose MTU is smaller, are cut again to fit, as the kernel would.
 
@@ -86,5 +87,25 @@ check_err $? "vecswitch did not exit cleanly: $(tail -n 5 "$TEST_TMP/switch.log"
 ! grep -q "runtime error\|ERROR: AddressSanitizer" "$TEST_TMP/switch.log"
 check_err $? "sanitizer report: $(grep -m3 "runtime error\|AddressSanitizer" "$TEST_TMP/switch.log")"
 
-log_test "vecswitch segmentation equals the kernel's, to the uplink's MTU too; malformed headers dropped"
+# the same with headers negotiated on the --dgram socket, the default path
+rm -f "$TEST_TMP"/gso-*.sock
+ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" --dgram "$TEST_TMP/dgram.sock" \
+	--ctl "$TEST_TMP/ctl" 2>"$TEST_TMP/switch2.log" &
+pid=$!
+wait_for 10 test -S "$TEST_TMP/ctl"
+check_err $? "vecswitch did not start again: $(tail -n 3 "$TEST_TMP/switch2.log")"
+ip netns exec "$ns" python3 "$here/gso_cmp.py" "$TEST_TMP/dgram.sock" \
+	"$TEST_TMP/dgram.sock" gtx grx "$TEST_TMP" >"$TEST_TMP/cmp2.log" 2>&1
+check_err $? "negotiated: segmentation differs from the kernel's"
+sed 's/^/# negotiated: /' "$TEST_TMP/cmp2.log"
+stats=$(env -u LD_PRELOAD "$VECSWITCH" ctl --ctl "$TEST_TMP/ctl" stats --json)
+[ "$(vnet_stat rx_bad_vnet)" = "${nbad:-x}" ] && [ "$(vnet_stat rx_gso)" -ge 6 ] &&
+	[ "$(vnet_stat rx_hello)" = 1 ]
+check_err $? "negotiated: rx_bad_vnet $(vnet_stat rx_bad_vnet), rx_gso $(vnet_stat rx_gso), rx_hello $(vnet_stat rx_hello)"
+kill "$pid" && wait "$pid"
+check_err $? "vecswitch did not exit cleanly: $(tail -n 5 "$TEST_TMP/switch2.log")"
+! grep -q "runtime error\|ERROR: AddressSanitizer" "$TEST_TMP/switch2.log"
+check_err $? "sanitizer report: $(grep -m3 "runtime error\|AddressSanitizer" "$TEST_TMP/switch2.log")"
+
+log_test "vecswitch segmentation equals the kernel's (--vnet and negotiated), to the uplink's MTU too; malformed headers dropped"
 exit "$RET"

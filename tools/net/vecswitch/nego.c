@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nego.c - virtio-net headers agreed per port on the --dgram socket.
+ *
+ * A guest that can carry virtio-net headers says so in a HELLO, a
+ * datagram of 12 bytes: shorter than any Ethernet frame, so no frame is
+ * ever taken for one, and a peer that does not know it drops it as a
+ * runt.  Each direction then changes format at a MODE datagram: "every
+ * datagram I send after this one is in this format".  A unix datagram
+ * socket keeps one sender's datagrams in order, so each side knows
+ * exactly which datagrams carry a header, with no window in which a
+ * frame is read the wrong way.
+ *
+ *	guest                          switch
+ *	HELLO(vnet)          ---->     rx plain, answers:
+ *	rx with headers      <----     MODE(vnet), tx with headers from here
+ *	MODE(vnet)           ---->     rx with headers from here
+ *	tx with headers
+ *
+ * A HELLO also says that its sender starts over in plain frames (a guest
+ * that restarted, or re-found the switch), so it resets the port.  A
+ * peer that never negotiates (QEMU's -netdev dgram, a program writing raw
+ * frames, an older switch) keeps plain frames both ways.  The --hub
+ * switch does not negotiate; it counts the HELLO and stays plain.
+ */
+#include <string.h>
+
+#include "vecswitch.h"
+
+/*
+ * Frames for a port are queued in the form it takes (super-frames whole
+ * for a port with headers, cut for one without); those queued in the old
+ * form cannot be sent in the new one and are dropped (tx_errors).
+ */
+static void drop_queued(struct vs_port *p)
+{
+	while (p->txq.count) {
+		p->st.tx_errors++;
+		vs_queue_pop(p);
+	}
+}
+
+/* Leave plain frames both ways: a new guest, or one that starts over. */
+void vs_nego_reset(struct vs_port *p)
+{
+	if (p->vnet)
+		return;		/* the --vnet socket: headers, always */
+	if (p->tx_vnet)
+		drop_queued(p);
+	p->tx_vnet = false;
+	p->tx_plain = 0;
+	p->rx_vnet = false;
+}
+
+static void put_msg(uint8_t *m, uint8_t type, uint16_t flags)
+{
+	uint32_t max = VS_VNET_FRAME_MAX;
+
+	memcpy(m, VS_NEGO_MAGIC, 4);
+	m[4] = VS_NEGO_VERSION;
+	m[5] = type;
+	m[6] = flags >> 8;
+	m[7] = flags;
+	m[8] = max >> 24;
+	m[9] = max >> 16;
+	m[10] = max >> 8;
+	m[11] = max;
+}
+
+/*
+ * Queue MODE(vnet) behind what is queued already: those go plain, the
+ * marker itself too, and everything after it with a header.
+ */
+static bool send_mode(struct vs_switch *sw, struct vs_port *p)
+{
+	struct vs_buf *b;
+
+	if (p->txq.count >= p->txq.cap) {
+		p->st.tx_queue_full++;
+		sw->st.tx_wanted++;
+		return false;
+	}
+	b = vs_buf_alloc(VS_NEGO_LEN);
+	if (!b) {
+		p->st.tx_errors++;
+		sw->st.tx_wanted++;
+		return false;
+	}
+	put_msg(b->data, VS_NEGO_MODE, VS_NEGO_F_VNET);
+	b->ctl = true;
+	sw->st.tx_wanted++;
+	vs_queue_push(p, b);
+	vs_buf_put(b);
+	p->tx_plain = p->txq.count;
+	p->tx_vnet = true;
+	return true;
+}
+
+/* Is this datagram of a plain dgram port a negotiation message? */
+bool vs_nego_is_msg(const uint8_t *data, size_t len)
+{
+	return len < ETH_HLEN_MIN && len >= 4 &&
+	       !memcmp(data, VS_NEGO_MAGIC, 4);
+}
+
+/* A negotiation message from dgram port @p (vs_nego_is_msg said so). */
+void vs_nego_input(struct vs_switch *sw, struct vs_port *p,
+		   const uint8_t *m, size_t len)
+{
+	uint16_t flags;
+
+	if (len != VS_NEGO_LEN || m[4] != VS_NEGO_VERSION ||
+	    (m[5] != VS_NEGO_HELLO && m[5] != VS_NEGO_MODE) || p->vnet) {
+		p->st.rx_nego_bad++;
+		return;
+	}
+	flags = (uint16_t)m[6] << 8 | m[7];
+	if (m[5] == VS_NEGO_HELLO) {
+		p->st.rx_hello++;
+		if (p->rx_vnet || p->tx_vnet)
+			p->st.rx_hello_again++;
+		vs_nego_reset(p);
+		if (sw->cfg.hub || !(flags & VS_NEGO_F_VNET))
+			return;
+		send_mode(sw, p);
+		return;
+	}
+	/* MODE: the format of its datagrams after this one */
+	p->st.rx_mode++;
+	if (sw->cfg.hub) {
+		p->st.rx_nego_bad++;
+		return;
+	}
+	p->rx_vnet = flags & VS_NEGO_F_VNET;
+	/* a peer that switched first is answered in kind */
+	if (p->rx_vnet && !p->tx_vnet)
+		send_mode(sw, p);
+}
+
+/* Entry @i of @p's queue goes with a virtio-net header in front. */
+bool vs_nego_tx_hdr(const struct vs_port *p, unsigned int i,
+		    const struct vs_buf *b)
+{
+	if (p->vnet)
+		return true;
+	return p->tx_vnet && i >= p->tx_plain && !b->ctl;
+}
