@@ -16,7 +16,7 @@
 #define FLUSH_ROUNDS		64
 #define EPOLL_EVENTS		64
 
-/* Take batches off the plain dgram socket, or the --vnet one. */
+/* Take batches off the dgram socket, or the --vnet one. */
 void vs_mmsg_dgram_rx(struct vs_switch *sw, bool vnet)
 {
 	int fd = vnet ? sw->vnet_fd : sw->dgram_fd;
@@ -54,8 +54,8 @@ static bool dgram_ready(const struct vs_switch *sw, const struct vs_port *p,
  * into one sendmmsg. A peer whose queue is full answers EAGAIN; it backs
  * off on its own and the others keep going, so one stopped guest blocks
  * nobody (a connected one, which gets no EAGAIN, is held back by
- * vs_dgram_stalled instead). Peers of the --vnet socket, and those that
- * agreed to it (nego.c), get the header in front.
+ * vs_dgram_stalled instead). Peers that agreed to headers (nego.c) get
+ * one in front.
  */
 static void flush_sock(struct vs_switch *sw, bool vnet)
 {

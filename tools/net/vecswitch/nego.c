@@ -21,7 +21,9 @@
  * that restarted, or re-found the switch), so it resets the port.  A
  * peer that never negotiates (QEMU's -netdev dgram, a program writing raw
  * frames, an older switch) keeps plain frames both ways.  The --hub
- * switch does not negotiate; it counts the HELLO and stays plain.
+ * switch does not negotiate; it counts the HELLO and stays plain.  The
+ * --vnet socket is the same as --dgram in this: an alias, kept for the
+ * command lines of before.
  */
 #include <string.h>
 
@@ -43,8 +45,6 @@ static void drop_queued(struct vs_port *p)
 /* Leave plain frames both ways: a new guest, or one that starts over. */
 void vs_nego_reset(struct vs_port *p)
 {
-	if (p->vnet)
-		return;		/* the --vnet socket: headers, always */
 	if (p->tx_vnet)
 		drop_queued(p);
 	p->tx_vnet = false;
@@ -110,7 +110,7 @@ void vs_nego_input(struct vs_switch *sw, struct vs_port *p,
 	uint16_t flags;
 
 	if (len != VS_NEGO_LEN || m[4] != VS_NEGO_VERSION ||
-	    (m[5] != VS_NEGO_HELLO && m[5] != VS_NEGO_MODE) || p->vnet) {
+	    (m[5] != VS_NEGO_HELLO && m[5] != VS_NEGO_MODE)) {
 		p->st.rx_nego_bad++;
 		return;
 	}
@@ -141,7 +141,5 @@ void vs_nego_input(struct vs_switch *sw, struct vs_port *p,
 bool vs_nego_tx_hdr(const struct vs_port *p, unsigned int i,
 		    const struct vs_buf *b)
 {
-	if (p->vnet)
-		return true;
 	return p->tx_vnet && i >= p->tx_plain && !b->ctl;
 }

@@ -379,8 +379,6 @@ struct vs_port *vs_dgram_peer(struct vs_switch *sw,
 	p->addrlen = len;
 	p->addr_hash = h;
 	p->vnet = vnet;
-	p->rx_vnet = vnet;
-	p->tx_vnet = vnet;
 	p->pin = pin;
 	return p;
 }
@@ -520,7 +518,7 @@ void vs_dgram_input(struct vs_switch *sw, bool vnet,
 		return;
 	}
 	/* shorter than any frame, with or without a header */
-	if (!p->vnet && vs_nego_is_msg(data, len)) {
+	if (vs_nego_is_msg(data, len)) {
 		vs_nego_input(sw, p, data, len);
 		return;
 	}

@@ -220,8 +220,8 @@ struct vs_port {
 	bool dead;			/* removed; freed at the end of the loop turn */
 	bool want_out;			/* EPOLLOUT armed */
 	bool locked;			/* --mac-lock: lock_mac is set */
-	bool vnet;			/* dgram peer of --vnet: frames carry headers */
-	/* dgram peers of --dgram: headers as negotiated (nego.c) */
+	bool vnet;			/* dgram peer of the --vnet socket */
+	/* dgram peers: headers as negotiated (nego.c) */
 	bool rx_vnet;
 	bool tx_vnet;
 	unsigned int tx_plain;		/* queued entries that still go plain */

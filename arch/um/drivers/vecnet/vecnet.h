@@ -114,10 +114,20 @@ void vecnet_err_set(struct vecnet_err *err, const char *fmt, ...) __printf(2, 3)
 #define VECNET_TF_RX_GSO	BIT(4)
 /* Transmit writes to a character device on vn->tx_fd (hybrid) */
 #define VECNET_TF_TX_CHARDEV	BIT(5)
+/* Headers as agreed with the peer (vecnet_nego.c), not always or never */
+#define VECNET_TF_NEGOTIATE	BIT(6)
+
+/* vnet=: never, as the peer agrees, or required */
+enum vecnet_vnet {
+	VECNET_VNET_OFF,
+	VECNET_VNET_AUTO,
+	VECNET_VNET_ON,
+};
 
 /* Offloads a transport with virtio-net headers lets the guest use */
-#define VECNET_VNET_FEATURES	(NETIF_F_HW_CSUM | NETIF_F_RXCSUM | \
-				 NETIF_F_TSO | NETIF_F_TSO6 | NETIF_F_TSO_ECN)
+#define VECNET_VNET_TX_FEATURES	(NETIF_F_HW_CSUM | NETIF_F_TSO | \
+				 NETIF_F_TSO6 | NETIF_F_TSO_ECN)
+#define VECNET_VNET_FEATURES	(VECNET_VNET_TX_FEATURES | NETIF_F_RXCSUM)
 /* Receive buffer for a host-coalesced super-frame (rx-gro-hw) */
 #define VECNET_GSO_FRAME	(GSO_LEGACY_MAX_SIZE + ETH_HLEN + VLAN_HLEN)
 
@@ -207,6 +217,9 @@ struct vecnet_xstats {
 	u64_stats_t peer_lost;
 	u64_stats_t peer_back;
 	u64_stats_t rx_alloc_failed;
+	u64_stats_t nego_hello;
+	u64_stats_t nego_agreed;
+	u64_stats_t rx_nego_bad;
 	struct u64_stats_sync syncp;
 };
 
@@ -265,6 +278,8 @@ struct vecnet_dev {
 	struct vecnet_txq tx;
 	/* The host said "later": the write IRQ or the retry timer resumes */
 	bool tx_blocked;
+	/* rx-gro-hw taken out of hw_features while small rings exist */
+	bool gro_hw_held;
 	/* Timer and interrupt events, counted later from NAPI */
 	unsigned long events;
 	unsigned int batch;
@@ -281,6 +296,15 @@ struct vecnet_dev {
 	struct delayed_work announce_work;
 	unsigned int announce_waits;	/* for the link watch, see there */
 
+	/* virtio-net headers agreed with the peer (vecnet_nego.c) */
+	u8 vnet_want;			/* VECNET_VNET_* */
+	bool rx_vnet;			/* NAPI: the peer's frames carry one */
+	bool tx_vnet;			/* tx.lock: ours do */
+	bool nego_agreed;
+	unsigned int nego_tries;
+	netdev_features_t vnet_user_off;
+	struct delayed_work features_work;
+
 	struct vecnet_xstats xstats;
 };
 
@@ -293,6 +317,25 @@ void vecnet_close_fd(struct vecnet_dev *vn);
 int vecnet_tap_attach(struct vecnet_dev *vn, const char *ifname);
 int vecnet_tap_offload(int fd, netdev_features_t features);
 int vecnet_replace_fd(struct vecnet_dev *vn, int fd);
+
+/* Called with tx.lock held */
+void vecnet_tx_queue_raw(struct vecnet_dev *vn, struct sk_buff *skb);
+void vecnet_tx_drop_queued(struct vecnet_dev *vn);
+void vecnet_tx_kick_flush(struct vecnet_dev *vn);
+
+/* vecnet_nego.c */
+int vecnet_nego_setup(struct vecnet_dev *vn, const char *val,
+		      struct vecnet_err *err);
+void vecnet_nego_start(struct vecnet_dev *vn);
+void vecnet_nego_stop(struct vecnet_dev *vn);
+void vecnet_nego_tick(struct vecnet_dev *vn);
+bool vecnet_nego_rx(struct vecnet_dev *vn, const u8 *m, unsigned int len);
+bool vecnet_nego_carrier_ok(const struct vecnet_dev *vn);
+int vecnet_nego_tx_hdr(struct vecnet_dev *vn, struct sk_buff *skb);
+netdev_features_t vecnet_nego_fix_features(struct vecnet_dev *vn,
+					   netdev_features_t features);
+void vecnet_nego_set_features(struct vecnet_dev *vn,
+			      netdev_features_t features);
 
 int vecnet_device_add(const char *spec, struct vecnet_err *err);
 int vecnet_device_remove(u32 index, struct vecnet_err *err);

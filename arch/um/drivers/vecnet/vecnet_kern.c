@@ -69,6 +69,9 @@ const struct vecnet_stat_desc vecnet_xstats_desc[] = {
 	VECNET_XSTAT(peer_lost),
 	VECNET_XSTAT(peer_back),
 	VECNET_XSTAT(rx_alloc_failed),
+	VECNET_XSTAT(nego_hello),
+	VECNET_XSTAT(nego_agreed),
+	VECNET_XSTAT(rx_nego_bad),
 };
 
 const unsigned int vecnet_xstats_count = ARRAY_SIZE(vecnet_xstats_desc);
@@ -260,15 +263,18 @@ static void vecnet_rx_slot(struct vecnet_dev *vn, unsigned int i)
  * host's error, counted with the encapsulation errors.
  */
 static int vecnet_rx_vnet_hdr(struct vecnet_dev *vn, struct sk_buff *skb,
-			      const void *hdr)
+			      const struct virtio_net_hdr *vh)
 {
-	const struct virtio_net_hdr *vh = hdr;
-
 	if (virtio_net_hdr_to_skb(skb, vh, virtio_legacy_is_little_endian())) {
 		vecnet_xstats_inc(vn, &vn->xstats.rx_encaps_errors);
 		return -EINVAL;
 	}
-	if (vh->flags & VIRTIO_NET_HDR_F_DATA_VALID) {
+	/*
+	 * Only the host kernel (tap, raw) vouches for a checksum; a peer
+	 * guest on a negotiated link could claim anything
+	 */
+	if ((vh->flags & VIRTIO_NET_HDR_F_DATA_VALID) &&
+	    !(vn->flags & VECNET_TF_NEGOTIATE)) {
 		skb->ip_summed = CHECKSUM_UNNECESSARY;
 		vecnet_xstats_inc(vn, &vn->xstats.rx_csum_offload_good);
 	}
@@ -281,11 +287,35 @@ static void vecnet_rx_drop(struct vecnet_dev *vn, unsigned int i)
 	vecnet_rx_slot(vn, i);
 }
 
+/*
+ * A negotiating link: a datagram shorter than a frame may be a message
+ * of the negotiation; one from a peer that agreed to headers has its
+ * header in front of the frame.  Returns the header's length, or -1 when
+ * the datagram was taken.
+ */
+static int vecnet_rx_nego(struct vecnet_dev *vn, unsigned int i,
+			  unsigned int len, struct virtio_net_hdr *vh)
+{
+	const u8 *data = vn->rx.skbs[i]->data;
+
+	if (unlikely(len < ETH_HLEN) && vecnet_nego_rx(vn, data, len)) {
+		vecnet_rx_slot(vn, i);
+		return -1;
+	}
+	if (!READ_ONCE(vn->rx_vnet))
+		return 0;
+	if (len >= sizeof(*vh))
+		memcpy(vh, data, sizeof(*vh));
+	return sizeof(*vh);
+}
+
 static void vecnet_rx_frame(struct vecnet_dev *vn, unsigned int i)
 {
 	struct user_msghdr *h = &vn->rx.msgs[i].msg_hdr;
 	unsigned int len = vn->rx.msgs[i].msg_len;
+	const struct virtio_net_hdr *vh = NULL;
 	struct net_device *dev = vn->dev;
+	struct virtio_net_hdr inline_hdr;
 	struct sk_buff *skb, *fresh;
 	int extra = 0;
 
@@ -295,7 +325,16 @@ static void vecnet_rx_frame(struct vecnet_dev *vn, unsigned int i)
 		vecnet_rx_drop(vn, i);
 		return;
 	}
-	if (unlikely(len < vn->rx_hdr_len + ETH_HLEN)) {
+	if (vn->flags & VECNET_TF_VNET_HDR)
+		vh = (const void *)(vn->rx.hdrs + i * vn->rx_hdr_len);
+	if (vn->flags & VECNET_TF_NEGOTIATE) {
+		extra = vecnet_rx_nego(vn, i, len, &inline_hdr);
+		if (extra < 0)
+			return;
+		if (extra)
+			vh = &inline_hdr;
+	}
+	if (unlikely(len < vn->rx_hdr_len + extra + ETH_HLEN)) {
 		DEV_STATS_INC(dev, rx_length_errors);
 		vecnet_rx_drop(vn, i);
 		return;
@@ -343,8 +382,7 @@ static void vecnet_rx_frame(struct vecnet_dev *vn, unsigned int i)
 			len -= extra;
 		}
 	}
-	if ((vn->flags & VECNET_TF_VNET_HDR) &&
-	    vecnet_rx_vnet_hdr(vn, skb, vn->rx.hdrs + i * vn->rx_hdr_len)) {
+	if (vh && vecnet_rx_vnet_hdr(vn, skb, vh)) {
 		dev_kfree_skb_any(skb);
 		dev_dstats_rx_dropped(dev);
 		return;
@@ -408,13 +446,13 @@ static int vecnet_rx(struct vecnet_dev *vn, int budget)
 /* ---- transmit ----------------------------------------------------------- */
 
 static void vecnet_tx_slot(struct vecnet_dev *vn, unsigned int slot,
-			   struct sk_buff *skb)
+			   struct sk_buff *skb, bool hdr)
 {
 	struct iovec *iov = &vn->tx.iov[slot * VECNET_TX_IOV];
 	struct user_msghdr *h = &vn->tx.msgs[slot].msg_hdr;
 	unsigned int n = 0, f;
 
-	if (vn->tx_hdr_len) {
+	if (hdr) {
 		iov[n].iov_base = (void __force __user *)(vn->tx.hdrs +
 							  slot * vn->tx_hdr_len);
 		iov[n++].iov_len = vn->tx_hdr_len;
@@ -445,6 +483,11 @@ static void vecnet_tx_pop(struct vecnet_dev *vn, bool sent)
 	tx->skbs[tx->head] = NULL;
 	tx->head = (tx->head + 1) % vn->depth;
 	tx->count--;
+	/* the driver's own messages (no device: not from the stack) */
+	if (unlikely(!skb->dev)) {
+		dev_kfree_skb_any(skb);
+		return;
+	}
 	if (sent) {
 		dev_dstats_tx_add(vn->dev, skb->len);
 		dev_consume_skb_any(skb);
@@ -471,6 +514,8 @@ void vecnet_peer_lost(struct vecnet_dev *vn)
 {
 	vecnet_tx_drop_all(vn);
 	WRITE_ONCE(vn->tx_blocked, false);
+	/* whoever answers next is asked for headers anew */
+	vn->nego_tries = 0;
 	if (!netif_carrier_ok(vn->dev))
 		return;
 	netif_carrier_off(vn->dev);
@@ -561,6 +606,43 @@ static void vecnet_tx_flush(struct vecnet_dev *vn)
 	}
 }
 
+/* Called with tx.lock held: send now, unless the host said "later" */
+void vecnet_tx_kick_flush(struct vecnet_dev *vn)
+{
+	if (vn->tx.count && !READ_ONCE(vn->tx_blocked))
+		vecnet_tx_flush(vn);
+}
+
+/*
+ * Called with tx.lock held: queue a datagram of the driver's own (a
+ * negotiation message), as it is, behind what the ring holds.  The ring
+ * has room: the caller checked.  Its skb has no device, which keeps it
+ * out of the device's packet counters.
+ */
+void vecnet_tx_queue_raw(struct vecnet_dev *vn, struct sk_buff *skb)
+{
+	struct vecnet_txq *tx = &vn->tx;
+	unsigned int slot = (tx->head + tx->count) % vn->depth;
+
+	tx->skbs[slot] = skb;
+	vecnet_tx_slot(vn, slot, skb, false);
+	tx->count++;
+	/* xmit counts on a free slot while the queue runs */
+	if (tx->count == vn->depth && !netif_queue_stopped(vn->dev)) {
+		netif_stop_queue(vn->dev);
+		vecnet_xstats_inc(vn, &vn->xstats.tx_flow_control_xoff);
+	}
+}
+
+/* Called with tx.lock held: frames queued in a format the peer left */
+void vecnet_tx_drop_queued(struct vecnet_dev *vn)
+{
+	while (vn->tx.count)
+		vecnet_tx_pop(vn, false);
+	if (netif_queue_stopped(vn->dev) && netif_carrier_ok(vn->dev))
+		netif_wake_queue(vn->dev);
+}
+
 /* The offloads the guest leaves to the host travel in a virtio-net header */
 static int vecnet_tx_header(struct vecnet_dev *vn, struct sk_buff *skb,
 			    void *hdr)
@@ -577,6 +659,7 @@ static netdev_tx_t vecnet_xmit(struct sk_buff *skb, struct net_device *dev)
 	struct vecnet_dev *vn = netdev_priv(dev);
 	struct vecnet_txq *tx = &vn->tx;
 	unsigned int slot;
+	int hdr;
 
 	if (unlikely(!netif_carrier_ok(dev))) {
 		DEV_STATS_INC(dev, tx_carrier_errors);
@@ -587,8 +670,9 @@ static netdev_tx_t vecnet_xmit(struct sk_buff *skb, struct net_device *dev)
 
 	spin_lock(&tx->lock);
 	slot = (tx->head + tx->count) % vn->depth;
-	if (vn->tx_hdr_len &&
-	    vecnet_tx_header(vn, skb, tx->hdrs + slot * vn->tx_hdr_len)) {
+	hdr = vecnet_nego_tx_hdr(vn, skb);
+	if (hdr < 0 || (hdr &&
+			vecnet_tx_header(vn, skb, tx->hdrs + slot * vn->tx_hdr_len))) {
 		spin_unlock(&tx->lock);
 		DEV_STATS_INC(dev, tx_errors);
 		goto drop;
@@ -600,7 +684,7 @@ static netdev_tx_t vecnet_xmit(struct sk_buff *skb, struct net_device *dev)
 	 */
 	skb_orphan(skb);
 	tx->skbs[slot] = skb;
-	vecnet_tx_slot(vn, slot, skb);
+	vecnet_tx_slot(vn, slot, skb, hdr);
 	tx->count++;
 	skb_tx_timestamp(skb);
 
@@ -762,6 +846,34 @@ static void vecnet_announce_work(struct work_struct *work)
 	rtnl_unlock();
 }
 
+/*
+ * The probe found the peer (@restarted: a new one in place of the one
+ * before).  A peer found anew is asked for headers first; with vnet=1
+ * the carrier waits for its answer.
+ */
+static void vecnet_link_present(struct vecnet_dev *vn, bool restarted)
+{
+	struct net_device *dev = vn->dev;
+	bool was_on = netif_carrier_ok(dev);
+
+	/* nego_tries is 0 once the peer was lost: a new one is asked */
+	if (restarted || !vn->nego_tries)
+		vecnet_nego_start(vn);
+	else
+		vecnet_nego_tick(vn);
+	if (!was_on && vecnet_nego_carrier_ok(vn)) {
+		netif_carrier_on(dev);
+		vecnet_xstats_inc(vn, &vn->xstats.peer_back);
+		netdev_info(dev, "peer back, carrier on\n");
+		schedule_delayed_work(&vn->announce_work, 0);
+	} else if (was_on && restarted) {
+		vecnet_xstats_inc(vn, &vn->xstats.peer_back);
+		netdev_info(dev, "peer restarted\n");
+		schedule_delayed_work(&vn->announce_work, 0);
+	}
+	vecnet_kick(vn);
+}
+
 /* Reconnects a lost peer, and checks a present one once a second */
 static void vecnet_link_work(struct work_struct *work)
 {
@@ -779,17 +891,7 @@ static void vecnet_link_work(struct work_struct *work)
 		 */
 		vn->link_backoff_ms = VECNET_LINK_MIN_MS;
 	} else if (err >= 0) {
-		if (!netif_carrier_ok(dev)) {
-			netif_carrier_on(dev);
-			vecnet_xstats_inc(vn, &vn->xstats.peer_back);
-			netdev_info(dev, "peer back, carrier on\n");
-			vecnet_kick(vn);
-			schedule_delayed_work(&vn->announce_work, 0);
-		} else if (err == VECNET_PEER_NEW) {
-			vecnet_xstats_inc(vn, &vn->xstats.peer_back);
-			netdev_info(dev, "peer restarted\n");
-			schedule_delayed_work(&vn->announce_work, 0);
-		}
+		vecnet_link_present(vn, err == VECNET_PEER_NEW);
 		vn->link_backoff_ms = VECNET_LINK_MIN_MS;
 	} else {
 		if (vecnet_peer_gone(vn, err) && netif_carrier_ok(dev)) {
@@ -834,6 +936,11 @@ static void vecnet_rings_free(struct vecnet_dev *vn)
 	vn->tx.hdrs = NULL;
 	vn->tx.head = 0;
 	vn->tx.count = 0;
+	/* without rings, rx-gro-hw may be chosen again (vecnet_open) */
+	if (vn->gro_hw_held) {
+		vn->dev->hw_features |= NETIF_F_GRO_HW;
+		vn->gro_hw_held = false;
+	}
 }
 
 static int vecnet_rings_alloc(struct vecnet_dev *vn)
@@ -977,6 +1084,12 @@ static int vecnet_open(struct net_device *dev)
 	err = vecnet_rings_alloc(vn);
 	if (err)
 		goto err_close;
+	/* rx-gro-hw wants super-frame buffers: fixed while these rings live */
+	if (vn->rx.buf_len < VECNET_GSO_FRAME &&
+	    (dev->hw_features & NETIF_F_GRO_HW)) {
+		dev->hw_features &= ~NETIF_F_GRO_HW;
+		vn->gro_hw_held = true;
+	}
 
 	napi_enable(&vn->napi);
 
@@ -984,7 +1097,11 @@ static int vecnet_open(struct net_device *dev)
 	if (err)
 		goto err_napi;
 
+	vn->nego_tries = 0;
 	if (peer_there)
+		vecnet_nego_start(vn);
+	/* vnet=1: the carrier waits for the headers to be agreed */
+	if (peer_there && vecnet_nego_carrier_ok(vn))
 		netif_carrier_on(dev);
 	else
 		netif_carrier_off(dev);
@@ -1027,6 +1144,7 @@ static int vecnet_stop(struct net_device *dev)
 	vecnet_rings_free(vn);
 	vn->transport->close(vn);
 	netif_carrier_off(dev);
+	vecnet_nego_stop(vn);
 	/* With the rings gone, a pending rx-gro-hw request may apply */
 	netdev_update_features(dev);
 	return 0;
@@ -1046,8 +1164,8 @@ static int vecnet_change_mtu(struct net_device *dev, int mtu)
 /*
  * Receive buffers are sized for super-frames only when the rings are
  * made, so rx-gro-hw cannot come on while rings of MTU-sized buffers
- * exist.  The request stays wanted and takes effect once they are gone
- * (vecnet_stop and vecnet_open re-evaluate the features).
+ * exist: it is fixed off while they do (vecnet_open), and this keeps
+ * it so whatever asks.
  */
 static netdev_features_t vecnet_fix_features(struct net_device *dev,
 					     netdev_features_t features)
@@ -1056,7 +1174,7 @@ static netdev_features_t vecnet_fix_features(struct net_device *dev,
 
 	if (vn->rx.skbs && vn->rx.buf_len < VECNET_GSO_FRAME)
 		features &= ~NETIF_F_GRO_HW;
-	return features;
+	return vecnet_nego_fix_features(vn, features);
 }
 
 static int vecnet_set_features(struct net_device *dev,
@@ -1064,6 +1182,7 @@ static int vecnet_set_features(struct net_device *dev,
 {
 	struct vecnet_dev *vn = netdev_priv(dev);
 
+	vecnet_nego_set_features(vn, features);
 	if (vn->transport->set_features)
 		return vn->transport->set_features(vn, features);
 	return 0;
@@ -1120,6 +1239,16 @@ void vecnet_add_flags(struct vecnet_dev *vn, u32 flags)
 		vn->tx_hdr_len = sizeof(struct virtio_net_hdr);
 		dev->hw_features |= VECNET_VNET_FEATURES | NETIF_F_GRO_HW;
 		dev->features |= VECNET_VNET_FEATURES;
+	}
+	/*
+	 * Room for a header in every transmit slot, used once agreed; the
+	 * transmit offloads come and go with the agreement.  What arrives
+	 * with a header needs no checksum check here: rx-checksumming is
+	 * fixed on (and rx-gro-hw, which the stack keeps only with it).
+	 */
+	if (flags & VECNET_TF_NEGOTIATE) {
+		vn->tx_hdr_len = sizeof(struct virtio_net_hdr);
+		dev->features |= NETIF_F_RXCSUM;
 	}
 	/* Super-frames come whether asked for or not: rx-gro-hw is fixed on */
 	if (flags & VECNET_TF_RX_GSO) {

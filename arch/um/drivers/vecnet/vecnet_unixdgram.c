@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * vecnet: the unixdgram transport.  One raw Ethernet frame per AF_UNIX
- * datagram, no header: the framing of QEMU's -netdev dgram.  With vnet=1
- * a virtio_net_hdr leads every frame, so that TSO super-frames of up to
- * 64 KiB and checksum offload cross in one datagram (vecswitch --vnet).
+ * datagram, no header: the framing of QEMU's -netdev dgram.  Where the
+ * peer agrees (vecswitch, another guest; vecnet_nego.c), a virtio_net_hdr
+ * leads every frame, so that TSO super-frames of up to 64 KiB and
+ * checksum offload cross in one datagram.  vnet=auto (the default) asks
+ * and falls back to plain frames, vnet=1 insists, vnet=0 never asks.
  *
- *	vecN:transport=unixdgram,path=PEER[,local=PATH][,vnet=1]
+ *	vecN:transport=unixdgram,path=PEER[,local=PATH][,vnet=auto|0|1]
  *
  * The socket binds @local (by default vecN.sock in the guest's uml_dir)
  * and connect()s to @path.  Connecting matters: the host sends a
@@ -35,7 +37,7 @@ static const struct vecnet_key vecnet_unixdgram_keys[] = {
 	  .max = VECNET_UNIX_PATH_MAX - 1, .required = true },
 	{ .name = "local", .type = VECNET_KEY_STR,
 	  .max = VECNET_UNIX_PATH_MAX - 1 },
-	{ .name = "vnet", .type = VECNET_KEY_BOOL, .max = 1 },
+	{ .name = "vnet", .type = VECNET_KEY_STR, .max = 4 },
 	{ }
 };
 
@@ -69,9 +71,9 @@ static int vecnet_unixdgram_setup(struct vecnet_dev *vn,
 			       vn->cfg.index);
 		goto bad;
 	}
+	if (vecnet_nego_setup(vn, vecnet_arg_str(args, "vnet"), err))
+		goto bad;
 	vn->tpriv = ud;
-	if (vecnet_arg_u32(args, "vnet", 0))
-		vecnet_add_flags(vn, VECNET_TF_VNET_HDR | VECNET_TF_RX_GSO);
 	return 0;
 
 bad:
@@ -84,7 +86,7 @@ static int vecnet_unixdgram_sndbuf(struct vecnet_dev *vn)
 {
 	u64 frame = SKB_TRUESIZE(vn->dev->mtu + ETH_HLEN + VLAN_HLEN);
 
-	if (vn->flags & VECNET_TF_VNET_HDR)
+	if (vn->flags & VECNET_TF_NEGOTIATE)
 		frame = SKB_TRUESIZE(VECNET_GSO_FRAME + vn->tx_hdr_len);
 
 	return min_t(u64, frame * vn->depth, INT_MAX / 2);

@@ -82,6 +82,12 @@ wait_for() {
 	done
 }
 
+# console_has NAME TEXT: the console of the guest whose output is in
+# $TEST_TMP/NAME printed TEXT (a fixed string)
+console_has() {
+	grep -qF -- "$2" "$TEST_TMP/$1/console.log"
+}
+
 # guest NAME TIMEOUT [uml-run options] -- CMD...: boot a guest whose
 # results stay in $TEST_TMP/NAME
 guest() {

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The driver under memory pressure. Guests a and b are joined directly by
-# two unixdgram links: vec0 plain (each frame lands in a receive buffer
+# two unixdgram links: vec0 plain, vnet=0 (each frame lands in a receive buffer
 # that a fresh one replaces) and vec1 with vnet=1 (each frame is copied
 # out of a 64 KiB buffer into an skb of its size). In b, receive buffer
 # allocations fail 5% of the time (the fault-injection attribute
@@ -22,8 +22,8 @@ link() {
 
 	echo "vec$n:transport=unixdgram,local=$TEST_TMP/$me$n.sock,path=$TEST_TMP/$peer$n.sock,depth=64$extra"
 }
-agent "$ns" mem a -a "$(link a b 0 "")" -a "$(link a b 1 ",vnet=1")"
-agent "$ns" mem b -a "$(link b a 0 "")" -a "$(link b a 1 ",vnet=1")"
+agent "$ns" mem a -a "$(link a b 0 ",vnet=0")" -a "$(link a b 1 ",vnet=1")"
+agent "$ns" mem b -a "$(link b a 0 ",vnet=0")" -a "$(link b a 1 ",vnet=1")"
 for g in a b; do
 	host=1
 	[ "$g" = b ] && host=2

@@ -54,7 +54,7 @@ cases=(
 	"36|transport=fd|option 'fd': required by transport fd"
 	"37|transport=fd,fd=2|option 'fd': 2 is out of range 3..2147483647"
 	"38|transport=bess,dst=$long|option 'dst': longer than 107 bytes"
-	"39|$u,vnet=2|option 'vnet': 2 is out of range 0..1"
+	"39|$u,vnet=2|option 'vnet': '2' is not 0, 1 or auto"
 	"40|transport=tap,ifname=t0,vnet=1|option 'vnet': unknown for transport tap"
 )
 args=()
@@ -67,6 +67,7 @@ args+=(-a "vecx:$u" -a "vec26=$u,local=$TEST_TMP/g26.sock")
 # Good ones: hex and decimal values, a MAC, an MTU
 args+=(-a "vec30:$u,local=$TEST_TMP/g30.sock,depth=0x80,mtu=9000,mac=02:00:5e:00:00:30,headroom=0,vec=0")
 args+=(-a "vec31:$u,local=$TEST_TMP/g31.sock,vnet=1")
+args+=(-a "vec41:$u,local=$TEST_TMP/g41.sock,vnet=auto" -a "vec42:$u,local=$TEST_TMP/g42.sock,vnet=0")
 
 script=$(guest_script opts <<'EOS'
 ip -o link show | grep -o 'vec[0-9]*' >links
@@ -97,7 +98,7 @@ for c in "${cases[@]}"; do
 done
 console_has opts "vecnet: vecx: bad device number"
 check_err $? "no message for a bad device number"
-for ok in vec26 vec30 vec31; do
+for ok in vec26 vec30 vec31 vec41 vec42; do
 	grep -qx "$ok" "$(guest_out opts links)"
 	check_err $? "$ok was not created"
 done

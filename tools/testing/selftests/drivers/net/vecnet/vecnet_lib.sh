@@ -26,11 +26,6 @@ guest_out() {
 	echo "$TEST_TMP/$1/$2"
 }
 
-# console_has NAME TEXT: the guest's console printed TEXT (fixed string)
-console_has() {
-	grep -qF -- "$2" "$TEST_TMP/$1/console.log"
-}
-
 # no_crash NAME: the guest's kernel reported nothing bad
 no_crash() {
 	! grep -E "Kernel panic|BUG:|Oops|WARNING:|Segmentation fault" \

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vecnet: virtio-net headers agreed with the peer (unixdgram, vnet=auto
+ * or vnet=1).
+ *
+ * The device sends HELLO, a 12-byte datagram (shorter than any Ethernet
+ * frame: a peer that does not know it drops it as a runt), whenever it
+ * finds a peer.  A peer that takes headers answers MODE: "my datagrams
+ * after this one carry a virtio-net header".  The device then reads the
+ * peer's datagrams that way, sends its own MODE, and from there sends
+ * with headers and offers TSO and checksum offload to the stack.  Each
+ * direction changes at a marker in the stream of datagrams, which the
+ * host keeps in order, so no frame is read in the wrong format.  A HELLO
+ * from the peer (a guest on the other end of a direct link) says it
+ * starts over in plain frames; it is answered the same way.
+ *
+ * Receive state belongs to NAPI, transmit state to tx.lock; the features
+ * follow in a work item, under RTNL.  Until the offloads are gone from
+ * the device, a frame that needs them on a plain link is finished or
+ * dropped here.
+ */
+
+#include <linux/rtnetlink.h>
+#include <linux/skbuff.h>
+#include <linux/unaligned.h>
+#include <linux/virtio_net.h>
+#include "vecnet.h"
+
+#define VECNET_NEGO_LEN		12
+#define VECNET_NEGO_VERSION	1
+#define VECNET_NEGO_HELLO	1
+#define VECNET_NEGO_MODE	2
+#define VECNET_NEGO_F_VNET	0x0001
+/* HELLOs sent, one per link check, before the peer counts as plain */
+#define VECNET_NEGO_TRIES	3
+
+static const u8 vecnet_nego_magic[4] = { 'V', 'E', 'C', 'N' };
+
+static bool vecnet_nego_wanted(const struct vecnet_dev *vn)
+{
+	return vn->vnet_want != VECNET_VNET_OFF;
+}
+
+/*
+ * Called with tx.lock held: queue a message behind the frames in the
+ * ring, without a header, and send it unless the host said "later".
+ */
+static void vecnet_nego_queue(struct vecnet_dev *vn, u8 type, u16 flags)
+{
+	struct vecnet_txq *tx = &vn->tx;
+	struct sk_buff *skb;
+	u8 *m;
+
+	if (!tx->skbs || tx->count == vn->depth)
+		return;		/* tried again at the next link check */
+	skb = alloc_skb(VECNET_NEGO_LEN, GFP_ATOMIC);
+	if (!skb)
+		return;
+	m = skb_put(skb, VECNET_NEGO_LEN);
+	memcpy(m, vecnet_nego_magic, sizeof(vecnet_nego_magic));
+	m[4] = VECNET_NEGO_VERSION;
+	m[5] = type;
+	put_unaligned_be16(flags, m + 6);
+	put_unaligned_be32(VECNET_GSO_FRAME, m + 8);
+	vecnet_tx_queue_raw(vn, skb);
+}
+
+/* Called with tx.lock held: our frames from here on carry headers */
+static void vecnet_nego_send_mode(struct vecnet_dev *vn)
+{
+	vecnet_nego_queue(vn, VECNET_NEGO_MODE, VECNET_NEGO_F_VNET);
+	vn->tx_vnet = true;
+	schedule_delayed_work(&vn->features_work, 0);
+}
+
+/* Called with tx.lock held: plain again, and ask the peer anew */
+static void vecnet_nego_restart(struct vecnet_dev *vn)
+{
+	/* frames queued with headers would reach the peer as plain ones */
+	if (vn->tx_vnet)
+		vecnet_tx_drop_queued(vn);
+	vn->tx_vnet = false;
+	WRITE_ONCE(vn->rx_vnet, false);
+	if (vn->nego_agreed)
+		schedule_delayed_work(&vn->features_work, 0);
+	vn->nego_agreed = false;
+	vn->nego_tries = 1;
+	vecnet_nego_queue(vn, VECNET_NEGO_HELLO, VECNET_NEGO_F_VNET);
+	vecnet_xstats_inc(vn, &vn->xstats.nego_hello);
+}
+
+/* A (new) peer is there: start over in plain frames and say HELLO */
+void vecnet_nego_start(struct vecnet_dev *vn)
+{
+	if (!vecnet_nego_wanted(vn))
+		return;
+	spin_lock_bh(&vn->tx.lock);
+	vecnet_nego_restart(vn);
+	spin_unlock_bh(&vn->tx.lock);
+}
+
+/* Headers both ways: the peer's MODE came, and ours went */
+static void vecnet_nego_agreed(struct vecnet_dev *vn)
+{
+	if (vn->nego_agreed)
+		return;
+	vn->nego_agreed = true;
+	vecnet_xstats_inc(vn, &vn->xstats.nego_agreed);
+	netdev_info(vn->dev, "virtio-net headers agreed with the peer\n");
+	/* vnet=1 held the carrier back for this */
+	if (vn->vnet_want == VECNET_VNET_ON && !netif_carrier_ok(vn->dev))
+		schedule_delayed_work(&vn->link_work, 0);
+}
+
+/*
+ * From NAPI: a datagram of @len bytes, shorter than an Ethernet header.
+ * Returns true when it was a negotiation message (taken or counted).
+ */
+bool vecnet_nego_rx(struct vecnet_dev *vn, const u8 *m, unsigned int len)
+{
+	u16 flags;
+
+	if (len < sizeof(vecnet_nego_magic) ||
+	    memcmp(m, vecnet_nego_magic, sizeof(vecnet_nego_magic)))
+		return false;
+	if (len != VECNET_NEGO_LEN || m[4] != VECNET_NEGO_VERSION ||
+	    (m[5] != VECNET_NEGO_HELLO && m[5] != VECNET_NEGO_MODE) ||
+	    !vecnet_nego_wanted(vn)) {
+		vecnet_xstats_inc(vn, &vn->xstats.rx_nego_bad);
+		return true;
+	}
+	flags = get_unaligned_be16(m + 6);
+	spin_lock(&vn->tx.lock);
+	if (m[5] == VECNET_NEGO_HELLO) {
+		/* the peer starts over in plain frames; so do we, then answer */
+		if (vn->tx_vnet)
+			vecnet_tx_drop_queued(vn);
+		vn->tx_vnet = false;
+		WRITE_ONCE(vn->rx_vnet, false);
+		vn->nego_agreed = false;
+		if (flags & VECNET_NEGO_F_VNET)
+			vecnet_nego_send_mode(vn);
+		else
+			schedule_delayed_work(&vn->features_work, 0);
+	} else {
+		WRITE_ONCE(vn->rx_vnet, !!(flags & VECNET_NEGO_F_VNET));
+		if (vn->rx_vnet && !vn->tx_vnet)
+			vecnet_nego_send_mode(vn);
+		if (vn->rx_vnet)
+			vecnet_nego_agreed(vn);
+	}
+	vecnet_tx_kick_flush(vn);
+	spin_unlock(&vn->tx.lock);
+	return true;
+}
+
+/*
+ * From the link check, once a second while the peer is there: ask again
+ * until it answers, and say once when it will not.
+ */
+void vecnet_nego_tick(struct vecnet_dev *vn)
+{
+	bool said = false;
+
+	if (!vecnet_nego_wanted(vn))
+		return;
+	spin_lock_bh(&vn->tx.lock);
+	if (!vn->nego_agreed && vn->nego_tries < VECNET_NEGO_TRIES) {
+		vn->nego_tries++;
+		vecnet_nego_queue(vn, VECNET_NEGO_HELLO, VECNET_NEGO_F_VNET);
+		vecnet_xstats_inc(vn, &vn->xstats.nego_hello);
+		said = vn->nego_tries == VECNET_NEGO_TRIES;
+	}
+	spin_unlock_bh(&vn->tx.lock);
+	if (!said)
+		return;
+	if (vn->vnet_want == VECNET_VNET_ON)
+		netdev_warn(vn->dev,
+			    "the peer does not negotiate virtio-net headers, which vnet=1 requires: carrier off\n");
+	else
+		netdev_info(vn->dev,
+			    "the peer does not negotiate virtio-net headers: plain frames\n");
+}
+
+/* vnet=1: no carrier until the headers are agreed */
+bool vecnet_nego_carrier_ok(const struct vecnet_dev *vn)
+{
+	return vn->vnet_want != VECNET_VNET_ON || vn->nego_agreed;
+}
+
+/*
+ * Called with tx.lock held, for a frame about to be queued: may it go
+ * with a header?  A frame on a plain link that still needs an offload
+ * (the features lag behind by a work item) is finished here, or, for a
+ * super-frame, refused: returns -EINVAL and the caller drops it.
+ */
+int vecnet_nego_tx_hdr(struct vecnet_dev *vn, struct sk_buff *skb)
+{
+	if (!(vn->flags & VECNET_TF_NEGOTIATE))
+		return vn->tx_hdr_len ? 1 : 0;
+	if (vn->tx_vnet)
+		return 1;
+	if (skb_is_gso(skb))
+		return -EINVAL;
+	if (skb->ip_summed == CHECKSUM_PARTIAL && skb_checksum_help(skb))
+		return -EINVAL;
+	return 0;
+}
+
+/* ndo_fix_features: the offloads only while our frames carry headers */
+netdev_features_t vecnet_nego_fix_features(struct vecnet_dev *vn,
+					   netdev_features_t features)
+{
+	if ((vn->flags & VECNET_TF_NEGOTIATE) && !READ_ONCE(vn->tx_vnet))
+		features &= ~VECNET_VNET_TX_FEATURES;
+	return features;
+}
+
+/* ndo_set_features: remember what the user turned off, for next time */
+void vecnet_nego_set_features(struct vecnet_dev *vn,
+			      netdev_features_t features)
+{
+	if (!(vn->flags & VECNET_TF_NEGOTIATE) || !READ_ONCE(vn->tx_vnet))
+		return;
+	vn->vnet_user_off = VECNET_VNET_TX_FEATURES & ~features;
+}
+
+/*
+ * The offloads come and go with the agreement: offered (and on, unless
+ * the user turned them off before) while the link carries headers,
+ * shown off and fixed while it does not.
+ */
+static void vecnet_nego_features_work(struct work_struct *work)
+{
+	struct vecnet_dev *vn = container_of(to_delayed_work(work),
+					     struct vecnet_dev, features_work);
+	struct net_device *dev = vn->dev;
+
+	/* the stop path holds RTNL while it cancels this work */
+	if (!rtnl_trylock()) {
+		schedule_delayed_work(&vn->features_work, 1);
+		return;
+	}
+	if (READ_ONCE(vn->tx_vnet)) {
+		if (!(dev->hw_features & NETIF_F_TSO))
+			dev->wanted_features |= VECNET_VNET_TX_FEATURES &
+						~vn->vnet_user_off;
+		dev->hw_features |= VECNET_VNET_TX_FEATURES;
+	} else {
+		dev->hw_features &= ~VECNET_VNET_TX_FEATURES;
+	}
+	netdev_update_features(dev);
+	rtnl_unlock();
+}
+
+/* vnet= is 0, 1 or auto */
+int vecnet_nego_setup(struct vecnet_dev *vn, const char *val,
+		      struct vecnet_err *err)
+{
+	if (!val || !strcmp(val, "auto")) {
+		vn->vnet_want = VECNET_VNET_AUTO;
+	} else if (!strcmp(val, "1")) {
+		vn->vnet_want = VECNET_VNET_ON;
+	} else if (!strcmp(val, "0")) {
+		vn->vnet_want = VECNET_VNET_OFF;
+	} else {
+		vecnet_err_set(err, "vec%u: option 'vnet': '%s' is not 0, 1 or auto",
+			       vn->cfg.index, val);
+		return -EINVAL;
+	}
+	INIT_DELAYED_WORK(&vn->features_work, vecnet_nego_features_work);
+	if (vecnet_nego_wanted(vn))
+		vecnet_add_flags(vn, VECNET_TF_NEGOTIATE | VECNET_TF_RX_GSO);
+	return 0;
+}
+
+/*
+ * Called with RTNL held, the device going down: no features work left
+ * behind, and no offloads until a peer agrees again.
+ */
+void vecnet_nego_stop(struct vecnet_dev *vn)
+{
+	if (!(vn->flags & VECNET_TF_NEGOTIATE))
+		return;
+	cancel_delayed_work_sync(&vn->features_work);
+	vn->tx_vnet = false;
+	vn->rx_vnet = false;
+	vn->nego_agreed = false;
+	vn->dev->hw_features &= ~VECNET_VNET_TX_FEATURES;
+}

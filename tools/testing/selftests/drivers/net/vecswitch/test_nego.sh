@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Virtio-net headers negotiated, and given up, as the switch changes under
+# running guests: p and r with unixdgram's default (vnet=auto), q with
+# vnet=1, all on one socket.
+#
+#  1. The switch starts as --hub, which does not negotiate: p and r talk
+#     in plain frames (no TSO), q says it needs headers and has no carrier.
+#  2. The switch restarts at the same path as a learning switch: all three
+#     negotiate by themselves (TSO on, ports shown as vnet), q's carrier
+#     comes on, and q reaches p.
+#  3. It restarts as --hub again: p and r fall back to plain frames and
+#     still talk; q loses its carrier again.
+
+source "$(dirname "$(readlink -f "$0")")/../../../um/lib.sh"
+require_cmd python3 ethtool
+[ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
+
+source "$(dirname "$(readlink -f "$0")")/guests.sh"
+
+ns=$(netns_add nego)
+sock=$TEST_TMP/switch.sock
+declare -A ip=([p]=198.18.12.1 [r]=198.18.12.2 [q]=198.18.12.3)
+declare -A extra=([p]="" [r]="" [q]=",vnet=1")
+
+start_switch() {
+	ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" --dgram "$sock" \
+		--ctl "$TEST_TMP/ctl" "$@" 2>>"$TEST_TMP/switch.log" &
+	swpid=$!
+	wait_for 10 test -S "$TEST_TMP/ctl"
+}
+# shellcheck disable=SC2317  # run by the cleanup hooks
+stop_switch() { kill "$swpid" 2>/dev/null && wait "$swpid"; }
+# shellcheck disable=SC2317  # run by wait_for
+tso_is() {
+	exec_in "$1" ethtool -k vec0 >"$TEST_TMP/$1.features" &&
+		grep -q "^tcp-segmentation-offload: $2" "$TEST_TMP/$1.features"
+}
+# shellcheck disable=SC2317  # run by wait_for
+carrier_is() { [ "$(exec_in "$1" cat /sys/class/net/vec0/carrier)" = "$2" ]; }
+port_types() {
+	ctl ports --json | python3 -c 'import json,sys
+print(" ".join(sorted(p["type"] for p in json.load(sys.stdin)["ports"])))'
+}
+
+# 1. a hub
+start_switch --hub
+check_err $? "vecswitch did not start: $(tail -n 3 "$TEST_TMP/switch.log")"
+on_exit stop_switch
+for g in p r q; do
+	boot_guest "$g" "$ns" \
+		"transport=unixdgram,path=$sock,local=$TEST_TMP/$g.sock${extra[$g]}"
+done
+guests_up "headers negotiated as the switch changes" p r q
+reach p r
+tso_is p off
+check_err $? "p offers TSO on a hub: $(grep segmentation "$TEST_TMP/p.features")"
+wait_for 10 console_has q "the peer does not negotiate virtio-net headers, which vnet=1 requires: carrier off"
+check_err $? "q (vnet=1) did not say that the hub does not negotiate"
+carrier_is q 0
+check_err $? "q (vnet=1) has a carrier on a hub"
+console_has p "the peer does not negotiate virtio-net headers: plain frames"
+check_err $? "p did not say it fell back to plain frames"
+[ "$(port_types)" = "dgram dgram dgram" ]
+check_err $? "the hub's ports are '$(port_types)'"
+
+# 2. a learning switch in its place
+stop_switch
+start_switch
+check_err $? "vecswitch did not restart: $(tail -n 3 "$TEST_TMP/switch.log")"
+for g in p r; do
+	wait_for 15 tso_is "$g" on
+	check_err $? "$g did not negotiate with the new switch: $(grep segmentation "$TEST_TMP/$g.features")"
+done
+wait_for 15 carrier_is q 1
+check_err $? "q (vnet=1) has no carrier with a switch that negotiates"
+console_has q "virtio-net headers agreed with the peer"
+check_err $? "q did not say the headers were agreed"
+reach q p
+reach p r
+[ "$(port_types)" = "vnet vnet vnet" ]
+check_err $? "the switch's ports are '$(port_types)', not three vnet"
+
+# 3. a hub again
+stop_switch
+start_switch --hub
+check_err $? "vecswitch did not restart as a hub: $(tail -n 3 "$TEST_TMP/switch.log")"
+for g in p r; do
+	wait_for 15 tso_is "$g" off
+	check_err $? "$g kept TSO on a hub: $(grep segmentation "$TEST_TMP/$g.features")"
+done
+reach p r
+wait_for 15 carrier_is q 0
+check_err $? "q (vnet=1) kept its carrier on a hub"
+for g in p r q; do
+	bad=$(exec_in "$g" ethtool -S vec0 | awk '$1 == "rx_encaps_errors:" { print $2 }')
+	[ "${bad:-x}" = 0 ]
+	check_err $? "$g counted ${bad:-?} frames with a header it could not use"
+done
+
+stop_switch
+check_err $? "vecswitch did not exit cleanly"
+! grep -q "runtime error\|ERROR: AddressSanitizer" "$TEST_TMP/switch.log"
+check_err $? "sanitizer report: $(grep -m3 "runtime error\|AddressSanitizer" "$TEST_TMP/switch.log")"
+
+log_test "headers negotiated as the switch changes: plain on a hub, agreed on a switch, given up again"
+exit "$RET"
