@@ -124,10 +124,15 @@ enum vecnet_vnet {
 	VECNET_VNET_ON,
 };
 
-/* Offloads a transport with virtio-net headers lets the guest use */
-#define VECNET_VNET_TX_FEATURES	(NETIF_F_HW_CSUM | NETIF_F_TSO | \
+/*
+ * Transmit offloads every device offers: a transport with virtio-net
+ * headers hands them to the host, one without has the stack do them in
+ * software frame by frame (ndo_features_check)
+ */
+#define VECNET_TX_FEATURES	(NETIF_F_HW_CSUM | NETIF_F_TSO | \
 				 NETIF_F_TSO6 | NETIF_F_TSO_ECN)
-#define VECNET_VNET_FEATURES	(VECNET_VNET_TX_FEATURES | NETIF_F_RXCSUM)
+/* ...and with headers, checksums the host checked on receive */
+#define VECNET_VNET_FEATURES	(VECNET_TX_FEATURES | NETIF_F_RXCSUM)
 /* Receive buffer for a host-coalesced super-frame (rx-gro-hw) */
 #define VECNET_GSO_FRAME	(GSO_LEGACY_MAX_SIZE + ETH_HLEN + VLAN_HLEN)
 
@@ -302,8 +307,6 @@ struct vecnet_dev {
 	bool tx_vnet;			/* tx.lock: ours do */
 	bool nego_agreed;
 	unsigned int nego_tries;
-	netdev_features_t vnet_user_off;
-	struct delayed_work features_work;
 
 	struct vecnet_xstats xstats;
 };
@@ -332,10 +335,7 @@ void vecnet_nego_tick(struct vecnet_dev *vn);
 bool vecnet_nego_rx(struct vecnet_dev *vn, const u8 *m, unsigned int len);
 bool vecnet_nego_carrier_ok(const struct vecnet_dev *vn);
 int vecnet_nego_tx_hdr(struct vecnet_dev *vn, struct sk_buff *skb);
-netdev_features_t vecnet_nego_fix_features(struct vecnet_dev *vn,
-					   netdev_features_t features);
-void vecnet_nego_set_features(struct vecnet_dev *vn,
-			      netdev_features_t features);
+bool vecnet_nego_plain(const struct vecnet_dev *vn);
 
 int vecnet_device_add(const char *spec, struct vecnet_err *err);
 int vecnet_device_remove(u32 index, struct vecnet_err *err);

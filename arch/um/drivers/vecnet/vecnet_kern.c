@@ -1174,7 +1174,26 @@ static netdev_features_t vecnet_fix_features(struct net_device *dev,
 
 	if (vn->rx.skbs && vn->rx.buf_len < VECNET_GSO_FRAME)
 		features &= ~NETIF_F_GRO_HW;
-	return vecnet_nego_fix_features(vn, features);
+	return features;
+}
+
+/*
+ * Every device offers checksum offload and TSO.  A frame that leaves
+ * without a virtio-net header (a transport without one, or a unixdgram
+ * link whose peer did not agree to them) has the stack do both in
+ * software before it reaches vecnet_xmit, as for a device without them.
+ */
+static netdev_features_t vecnet_features_check(struct sk_buff *skb,
+					       struct net_device *dev,
+					       netdev_features_t features)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+
+	if (vn->flags & VECNET_TF_VNET_HDR)
+		return features;
+	if ((vn->flags & VECNET_TF_NEGOTIATE) && !vecnet_nego_plain(vn))
+		return features;
+	return features & ~(NETIF_F_CSUM_MASK | NETIF_F_GSO_MASK);
 }
 
 static int vecnet_set_features(struct net_device *dev,
@@ -1182,7 +1201,6 @@ static int vecnet_set_features(struct net_device *dev,
 {
 	struct vecnet_dev *vn = netdev_priv(dev);
 
-	vecnet_nego_set_features(vn, features);
 	if (vn->transport->set_features)
 		return vn->transport->set_features(vn, features);
 	return 0;
@@ -1209,6 +1227,7 @@ static const struct net_device_ops vecnet_netdev_ops = {
 	.ndo_change_mtu		= vecnet_change_mtu,
 	.ndo_tx_timeout		= vecnet_tx_timeout,
 	.ndo_fix_features	= vecnet_fix_features,
+	.ndo_features_check	= vecnet_features_check,
 	.ndo_set_features	= vecnet_set_features,
 };
 
@@ -1241,10 +1260,9 @@ void vecnet_add_flags(struct vecnet_dev *vn, u32 flags)
 		dev->features |= VECNET_VNET_FEATURES;
 	}
 	/*
-	 * Room for a header in every transmit slot, used once agreed; the
-	 * transmit offloads come and go with the agreement.  What arrives
-	 * with a header needs no checksum check here: rx-checksumming is
-	 * fixed on (and rx-gro-hw, which the stack keeps only with it).
+	 * Room for a header in every transmit slot, used once agreed.  What
+	 * arrives with a header needs no checksum check here: rx-checksumming
+	 * is fixed on (and rx-gro-hw, which the stack keeps only with it).
 	 */
 	if (flags & VECNET_TF_NEGOTIATE) {
 		vn->tx_hdr_len = sizeof(struct virtio_net_hdr);
@@ -1287,8 +1305,8 @@ static void vecnet_dev_init(struct net_device *dev,
 	dev->max_mtu = cfg->transport->max_mtu;
 	dev->mtu = cfg->mtu;
 	dev->priv_flags |= IFF_LIVE_ADDR_CHANGE;
-	dev->hw_features = NETIF_F_SG;
-	dev->features = NETIF_F_SG;
+	dev->hw_features = NETIF_F_SG | VECNET_TX_FEATURES;
+	dev->features = NETIF_F_SG | VECNET_TX_FEATURES;
 	vecnet_add_flags(vn, cfg->transport->flags);
 	if (cfg->have_mac)
 		eth_hw_addr_set(dev, cfg->mac);

@@ -14,13 +14,12 @@
  * from the peer (a guest on the other end of a direct link) says it
  * starts over in plain frames; it is answered the same way.
  *
- * Receive state belongs to NAPI, transmit state to tx.lock; the features
- * follow in a work item, under RTNL.  Until the offloads are gone from
- * the device, a frame that needs them on a plain link is finished or
- * dropped here.
+ * Receive state belongs to NAPI, transmit state to tx.lock.  The
+ * offloads stay offered whatever the peer said: while the link is plain,
+ * ndo_features_check has the stack segment and checksum each frame in
+ * software, as for any device without them.
  */
 
-#include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
 #include <linux/unaligned.h>
 #include <linux/virtio_net.h>
@@ -69,8 +68,7 @@ static void vecnet_nego_queue(struct vecnet_dev *vn, u8 type, u16 flags)
 static void vecnet_nego_send_mode(struct vecnet_dev *vn)
 {
 	vecnet_nego_queue(vn, VECNET_NEGO_MODE, VECNET_NEGO_F_VNET);
-	vn->tx_vnet = true;
-	schedule_delayed_work(&vn->features_work, 0);
+	WRITE_ONCE(vn->tx_vnet, true);
 }
 
 /* Called with tx.lock held: plain again, and ask the peer anew */
@@ -79,10 +77,8 @@ static void vecnet_nego_restart(struct vecnet_dev *vn)
 	/* frames queued with headers would reach the peer as plain ones */
 	if (vn->tx_vnet)
 		vecnet_tx_drop_queued(vn);
-	vn->tx_vnet = false;
+	WRITE_ONCE(vn->tx_vnet, false);
 	WRITE_ONCE(vn->rx_vnet, false);
-	if (vn->nego_agreed)
-		schedule_delayed_work(&vn->features_work, 0);
 	vn->nego_agreed = false;
 	vn->nego_tries = 1;
 	vecnet_nego_queue(vn, VECNET_NEGO_HELLO, VECNET_NEGO_F_VNET);
@@ -135,13 +131,11 @@ bool vecnet_nego_rx(struct vecnet_dev *vn, const u8 *m, unsigned int len)
 		/* the peer starts over in plain frames; so do we, then answer */
 		if (vn->tx_vnet)
 			vecnet_tx_drop_queued(vn);
-		vn->tx_vnet = false;
+		WRITE_ONCE(vn->tx_vnet, false);
 		WRITE_ONCE(vn->rx_vnet, false);
 		vn->nego_agreed = false;
 		if (flags & VECNET_NEGO_F_VNET)
 			vecnet_nego_send_mode(vn);
-		else
-			schedule_delayed_work(&vn->features_work, 0);
 	} else {
 		WRITE_ONCE(vn->rx_vnet, !!(flags & VECNET_NEGO_F_VNET));
 		if (vn->rx_vnet && !vn->tx_vnet)
@@ -189,10 +183,11 @@ bool vecnet_nego_carrier_ok(const struct vecnet_dev *vn)
 }
 
 /*
- * Called with tx.lock held, for a frame about to be queued: may it go
- * with a header?  A frame on a plain link that still needs an offload
- * (the features lag behind by a work item) is finished here, or, for a
- * super-frame, refused: returns -EINVAL and the caller drops it.
+ * Called with tx.lock held, for a frame about to be queued: does it go
+ * with a header (1) or without (0)?  A frame that still needs an offload
+ * on a plain link (the link became plain after the stack's check) is
+ * finished here, or, for a super-frame, refused: -EINVAL, and the caller
+ * drops it.
  */
 int vecnet_nego_tx_hdr(struct vecnet_dev *vn, struct sk_buff *skb)
 {
@@ -207,50 +202,10 @@ int vecnet_nego_tx_hdr(struct vecnet_dev *vn, struct sk_buff *skb)
 	return 0;
 }
 
-/* ndo_fix_features: the offloads only while our frames carry headers */
-netdev_features_t vecnet_nego_fix_features(struct vecnet_dev *vn,
-					   netdev_features_t features)
+/* No header on the link now: the stack does the offloads in software */
+bool vecnet_nego_plain(const struct vecnet_dev *vn)
 {
-	if ((vn->flags & VECNET_TF_NEGOTIATE) && !READ_ONCE(vn->tx_vnet))
-		features &= ~VECNET_VNET_TX_FEATURES;
-	return features;
-}
-
-/* ndo_set_features: remember what the user turned off, for next time */
-void vecnet_nego_set_features(struct vecnet_dev *vn,
-			      netdev_features_t features)
-{
-	if (!(vn->flags & VECNET_TF_NEGOTIATE) || !READ_ONCE(vn->tx_vnet))
-		return;
-	vn->vnet_user_off = VECNET_VNET_TX_FEATURES & ~features;
-}
-
-/*
- * The offloads come and go with the agreement: offered (and on, unless
- * the user turned them off before) while the link carries headers,
- * shown off and fixed while it does not.
- */
-static void vecnet_nego_features_work(struct work_struct *work)
-{
-	struct vecnet_dev *vn = container_of(to_delayed_work(work),
-					     struct vecnet_dev, features_work);
-	struct net_device *dev = vn->dev;
-
-	/* the stop path holds RTNL while it cancels this work */
-	if (!rtnl_trylock()) {
-		schedule_delayed_work(&vn->features_work, 1);
-		return;
-	}
-	if (READ_ONCE(vn->tx_vnet)) {
-		if (!(dev->hw_features & NETIF_F_TSO))
-			dev->wanted_features |= VECNET_VNET_TX_FEATURES &
-						~vn->vnet_user_off;
-		dev->hw_features |= VECNET_VNET_TX_FEATURES;
-	} else {
-		dev->hw_features &= ~VECNET_VNET_TX_FEATURES;
-	}
-	netdev_update_features(dev);
-	rtnl_unlock();
+	return !READ_ONCE(vn->tx_vnet);
 }
 
 /* vnet= is 0, 1 or auto */
@@ -268,23 +223,15 @@ int vecnet_nego_setup(struct vecnet_dev *vn, const char *val,
 			       vn->cfg.index, val);
 		return -EINVAL;
 	}
-	INIT_DELAYED_WORK(&vn->features_work, vecnet_nego_features_work);
 	if (vecnet_nego_wanted(vn))
 		vecnet_add_flags(vn, VECNET_TF_NEGOTIATE | VECNET_TF_RX_GSO);
 	return 0;
 }
 
-/*
- * Called with RTNL held, the device going down: no features work left
- * behind, and no offloads until a peer agrees again.
- */
+/* The device went down: plain frames until a peer agrees again */
 void vecnet_nego_stop(struct vecnet_dev *vn)
 {
-	if (!(vn->flags & VECNET_TF_NEGOTIATE))
-		return;
-	cancel_delayed_work_sync(&vn->features_work);
 	vn->tx_vnet = false;
 	vn->rx_vnet = false;
 	vn->nego_agreed = false;
-	vn->dev->hw_features &= ~VECNET_VNET_TX_FEATURES;
 }
