@@ -34,6 +34,12 @@ TRANSPORT_CASES = [f"{t}-{d}" for t in ("tap", "tap-1M", "raw", "hybrid") for d 
     ["gre-g2g", "l2tpv3-g2g", "bess-g2g"]
 
 
+G2G_CASES = ["tcp-fwd", "tcp-fwd-1M"]
+G2G_VARIANTS = (("bridge", "Linux bridge, two taps"),
+                ("vecswitch", "vecswitch, default options"),
+                ("plain", "vecswitch, vnet=0"))
+
+
 def ratio(a, b):
     if not a or not b or not b["value"]:
         return None
@@ -89,21 +95,25 @@ def ratios(recs):
             q = ratio(find(recs, "rate", size, "vecswitch"), find(recs, "rate", size, other))
             if q is not None:
                 out.append({"what": f"forwarding {size}, 2 idle ports: vecswitch / {other}", "ratio": q})
-    tap = find(recs, "transports", "tap-tx", "baseline")
-    for case, what in (("unixdgram-depth128-fwd", "guest-guest via vecswitch"),
-                       ("vnet-depth128-fwd", "guest-guest via vecswitch with headers")):
-        q = ratio(find(recs, "g2g", case, "vecswitch"), tap)
+    # guest to guest: vecswitch by default against the Linux bridge
+    for case in G2G_CASES:
+        sw = find(recs, "g2g", case, "vecswitch")
+        br = find(recs, "g2g", case, "bridge")
+        plain = find(recs, "g2g", case, "plain")
+        for a, b, what in ((sw, br, "vecswitch (default) / Linux bridge"),
+                           (plain, br, "vecswitch, plain frames (vnet=0) / Linux bridge"),
+                           (sw, plain, "vecswitch: default (headers) / plain frames")):
+            q = ratio(a, b)
+            if q is not None:
+                out.append({"what": f"guest-guest {case}: {what}", "ratio": q})
+        q = ratio(field(br, "guest_cpu_per_gbit"), field(sw, "guest_cpu_per_gbit"))
         if q is not None:
-            out.append({"what": f"{what} / bundled tap guest->host", "ratio": q})
-    q = ratio(find(recs, "g2g", "vnet-depth128-fwd-1M", "vecswitch"),
-              find(recs, "transports", "tap-1M-tx", "baseline"))
+            out.append({"what": f"guest-guest {case}: guests' CPU per Gbit, bridge / vecswitch",
+                        "ratio": q})
+    tap = find(recs, "transports", "tap-tx", "baseline")
+    q = ratio(find(recs, "g2g", "tcp-fwd", "vecswitch"), tap)
     if q is not None:
-        out.append({"what": "guest-guest via vecswitch with headers / bundled tap guest->host, "
-                    "both with 1 MiB reads", "ratio": q})
-    q = ratio(find(recs, "g2g", "vnet-depth128-fwd", "vecswitch"),
-              find(recs, "g2g", "unixdgram-depth128-fwd", "vecswitch"))
-    if q is not None:
-        out.append({"what": "guest-guest via vecswitch: with headers / without", "ratio": q})
+        out.append({"what": "guest-guest via vecswitch / bundled tap guest->host", "ratio": q})
     q = ratio(find(recs, "vxlan", "g2g-mtu1450", "cross-host"),
               find(recs, "vxlan", "g2g-mtu1450", "same-host"))
     if q is not None:
@@ -199,6 +209,26 @@ def plots(recs, outdir):
         ax.set_title("Port-to-port forwarding, 2 idle ports attached")
         fig.tight_layout()
         fig.savefig(outdir / "switch-rate.png", dpi=100)
+        plt.close(fig)
+    cases = [c for c in G2G_CASES if find(recs, "g2g", c, "bridge")]
+    if cases:
+        fig, (ax, cx) = plt.subplots(1, 2, figsize=(11, 4))
+        w = 0.27
+        for i, (v, label) in enumerate(G2G_VARIANTS):
+            rs = [find(recs, "g2g", c, v) for c in cases]
+            xs = [x + i * w for x in range(len(cases))]
+            ax.bar(xs, [gbit(r) or 0 for r in rs], w, label=label)
+            cx.bar(xs, [((r or {}).get("guest_cpu_per_gbit") or 0) +
+                        ((r or {}).get("switch_cpu_per_gbit") or 0) for r in rs], w, label=label)
+        for a in (ax, cx):
+            a.set_xticks([x + w for x in range(len(cases))], cases)
+            a.legend()
+        ax.set_ylabel("TCP guest to guest, Gbit/s")
+        ax.set_title("The same two guests, three paths")
+        cx.set_ylabel("CPU s per Gbit (guests and switch)")
+        cx.set_title("Host CPU per Gbit moved")
+        fig.tight_layout()
+        fig.savefig(outdir / "g2g.png", dpi=100)
         plt.close(fig)
     cases = [c for c in TRANSPORT_CASES if find(recs, "transports", c, "baseline")]
     if cases:

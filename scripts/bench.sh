@@ -12,9 +12,10 @@
 #
 # Suites: transports (tap, raw and hybrid, ours against the kernel's
 # bundled vector driver, both ways; tap also with iperf3 -l 1M), tunnels (gre, l2tpv3 and bess guest
-# to guest, ours against the bundled driver), g2g (guest to guest over unixdgram
-# through vecswitch, both ways, depth 64 and 128, and with virtio-net
-# headers (vnet=1 on a --vnet socket) at depth 128), idle (one pair's
+# to guest, ours against the bundled driver), g2g (the same two guests on
+# a Linux bridge with two taps, through vecswitch with default options,
+# and through vecswitch with plain frames, vnet=0; iperf3's default reads
+# and 1 MiB ones), idle (one pair's
 # throughput with idle guests attached, switch against --hub, and as a
 # control the most idle guests on a second switch), rate (port
 # to port forwarding with 2 idle ports: vecswitch, --hub, vde_switch),
@@ -237,8 +238,8 @@ client_cmd() {
 pair_run() {
 	guest_ns=${srv_ns:-} guest_bg srv "$1" $((secs + 60)) "$(server_cmd "$2.1" "$work/cli")" \
 		-a "vec0:$3"
-	guest_bg cli "$1" $((secs + 60)) "$(client_cmd "$2.2" "$2.1" "$work/srv" "")" \
-		-a "vec0:$4"
+	guest_bg cli "$1" $((secs + 60)) \
+		"$(client_cmd "$2.2" "$2.1" "$work/srv" "${pair_flags:-}")" -a "vec0:$4"
 	flow_cpu "$work/cli" "${pids[-1]}" "srv cli" "${pair_switch:-}"
 	wait "${pids[-1]}" || true
 	wait "${pids[-2]}" || true
@@ -380,12 +381,7 @@ pair_once() {
 
 	shift 2
 	[ -x "$vecswitch" ] || die "no $vecswitch (run 'make')"
-	# the pair's port: the plain one, or with pair_vnet=1 the --vnet one
 	pair="transport=unixdgram,path=$work/sw.sock,depth=$depth"
-	if [ "$pair_vnet" = 1 ]; then
-		pair="transport=unixdgram,path=$work/vnet.sock,vnet=1,depth=$depth"
-		set -- --vnet "$work/vnet.sock" "$@"
-	fi
 	netns_fresh
 	rm -rf "${work:?}"/*
 	ip netns exec "$ns" "$vecswitch" --dgram "$work/sw.sock" \
@@ -482,29 +478,66 @@ idle_wait="bash -c 'mkfifo /run/idle && exec 3<>/run/idle &&
 
 # iperf3 client flags of pair_through_switch: -R for the reverse flow
 iperf_flags=
-# pair_vnet=1: the pair talks through the --vnet socket with vnet=1
-pair_vnet=0
 # idle_elsewhere=1: the idle guests attach to a second switch instead
 idle_elsewhere=0
 
+# --- guest to guest: vecswitch against what users would pick instead --
+# g2g_once VARIANT: one run of the same two guests (depth 128) on
+#   bridge     two taps on a Linux bridge (gro=1), the usual host setup
+#   vecswitch  vecswitch, every option at its default (headers negotiated)
+#   plain      vecswitch, the guests with vnet=0 (plain frames)
+# The rate goes to $pair_bps, the CPU per Gbit to $pair_gcpu, $pair_scpu.
+g2g_once() {
+	local sw='' a b t
+
+	netns_fresh
+	rm -rf "${work:?}"/*
+	case "$1" in
+	bridge)
+		ip -n "$ns" link add gbr0 type bridge
+		for t in 0 1; do
+			ip -n "$ns" tuntap add dev gtap$t mode tap
+			ip -n "$ns" link set gtap$t master gbr0 up
+		done
+		ip -n "$ns" link set gbr0 up
+		a="transport=tap,ifname=gtap0,gro=1,depth=128"
+		b="transport=tap,ifname=gtap1,gro=1,depth=128" ;;
+	vecswitch|plain)
+		start_switch "$ns" "$work/sw.sock"
+		sw=${pids[-1]}
+		a="transport=unixdgram,path=$work/sw.sock,depth=128"
+		[ "$1" = plain ] && a+=",vnet=0"
+		b=$a ;;
+	esac
+	pair_switch=$sw pair_run "$ours" 198.18.1 "$a" "$b"
+	[ -z "$sw" ] || { kill "$sw" 2>/dev/null; wait "$sw" 2>/dev/null; } || true
+}
+
+# The variants take turns within each run, so that a host that drifts
+# does not favour one of them.
 bench_g2g() {
-	local d
-	for d in 64 128; do
-		iperf_flags=
-		pair_through_switch g2g "unixdgram-depth$d-fwd" vecswitch "$d" 0
-		iperf_flags=-R
-		pair_through_switch g2g "unixdgram-depth$d-rev" vecswitch "$d" 0
+	local c r v key flags
+	local -A gbps=() ggcpu=() gscpu=()
+	local -A cflags=([tcp-fwd]="" [tcp-fwd-1M]="-l 1M")
+
+	for r in $(seq 1 "$runs"); do
+		for c in tcp-fwd tcp-fwd-1M; do
+			flags=${cflags[$c]}
+			for v in bridge vecswitch plain; do
+				say "g2g $c $v run $r/$runs"
+				pair_flags=$flags g2g_once "$v"
+				key="$c $v"
+				gbps[$key]+=" $pair_bps" ggcpu[$key]+=" $pair_gcpu"
+				gscpu[$key]+=" $pair_scpu"
+			done
+		done
 	done
-	# with virtio-net headers: super-frames cross the switch whole
-	pair_vnet=1
-	iperf_flags=
-	pair_through_switch g2g "vnet-depth128-fwd" vecswitch 128 0
-	iperf_flags=-R
-	pair_through_switch g2g "vnet-depth128-rev" vecswitch 128 0
-	iperf_flags="-l 1M"
-	pair_through_switch g2g "vnet-depth128-fwd-1M" vecswitch 128 0
-	pair_vnet=0
-	iperf_flags=
+	for key in "${!gbps[@]}"; do
+		read -r c v <<<"$key"
+		# shellcheck disable=SC2086  # the lists split into numbers
+		record g2g "$c" "$v" bit/s "$(printf '%s\n' ${gbps[$key]} | median)" "" \
+			"${gbps[$key]}" "$(median_of ${ggcpu[$key]})" "$(median_of ${gscpu[$key]})"
+	done
 }
 
 # The idle suite interleaves its cases within each run (0 idle, then 1,
