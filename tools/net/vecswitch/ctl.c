@@ -63,6 +63,7 @@ const struct vs_stat_desc vs_sw_stat_desc[] = {
 	SW_STAT(ports_removed),
 	SW_STAT(dead_peers),
 	SW_STAT(addr_refused),
+	SW_STAT(accept_shed),
 	SW_STAT(peer_repinned),
 	SW_STAT(stream_bad_len),
 	SW_STAT(cred_refused),
@@ -364,7 +365,7 @@ void vs_ctl_accept(struct vs_switch *sw)
 	unsigned int i;
 	int fd;
 
-	fd = accept4(sw->ctl_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	fd = vs_accept_fd(sw, sw->ctl_fd);
 	if (fd < 0)
 		return;
 	for (i = 0; i < VS_CTL_MAX_CONN; i++)

@@ -566,6 +566,7 @@ int main(int argc, char **argv)
 		.epfd = -1, .sigfd = -1, .dgram_fd = -1, .vnet_fd = -1,
 		.stream_fd = -1,
 		.seqpacket_fd = -1, .ctl_fd = -1, .diag.fd = -1,
+		.spare_fd = -1,
 	};
 	int ret = 1;
 	unsigned int i;
@@ -573,6 +574,9 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "ctl"))
 		return vs_ctl_client(argc - 1, argv + 1);
 	parse_args(&sw.cfg, argc, argv);
+	if (vs_fd_budget(&sw.cfg) < 0)
+		return 1;
+	sw.spare_fd = vs_spare_open();
 	/*
 	 * Frame buffers of up to 64 KiB are allocated and freed at line
 	 * rate.  With glibc's default 128 KiB trim threshold each free at
@@ -620,7 +624,7 @@ out_fds:
 	{
 		int *fds[] = { &sw.dgram_fd, &sw.vnet_fd, &sw.stream_fd,
 			       &sw.seqpacket_fd,
-			       &sw.ctl_fd, &sw.sigfd, &sw.epfd };
+			       &sw.ctl_fd, &sw.sigfd, &sw.epfd, &sw.spare_fd };
 
 		for (i = 0; i < ARRAY_SIZE(fds); i++)
 			if (*fds[i] >= 0)

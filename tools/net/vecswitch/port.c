@@ -1005,7 +1005,7 @@ void vs_accept(struct vs_switch *sw, int lfd, enum vs_port_type type)
 		socklen_t clen = sizeof(cred);
 		int fd;
 
-		fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		fd = vs_accept_fd(sw, lfd);
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EINTR &&
 			    errno != ECONNABORTED)

@@ -2,12 +2,15 @@
 /*
  * sock.c - the switch's own unix sockets on the file system: path checks,
  * stale socket recovery, binding with restrictive permissions from the
- * start, then the configured mode and group.
+ * start, then the configured mode and group; the descriptors they and
+ * the ports need, and accepting connections without ever running out.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -126,5 +129,83 @@ err_close:
 	errno = r;
 err:
 	fprintf(stderr, "vecswitch: %s: %s\n", path, strerror(errno));
+	return -1;
+}
+
+/*
+ * Descriptors the switch may hold at once: its own (epoll, signals,
+ * five sockets, diagnostics, io_uring, the spare, the standard three,
+ * the control clients) and two per port (a dgram peer's pinned socket
+ * file and its wake-up probe; one for a connection).
+ */
+static unsigned long fds_needed(const struct vs_config *cfg)
+{
+	return 24 + VS_CTL_MAX_CONN + 2ul * cfg->max_ports;
+}
+
+/*
+ * Raise the open-file limit to what --max-ports needs, or say why it
+ * cannot be done: a switch that runs out of descriptors later cannot
+ * accept, pin or probe, and would refuse guests at random.
+ */
+int vs_fd_budget(const struct vs_config *cfg)
+{
+	unsigned long need = fds_needed(cfg);
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= need)
+		return 0;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+		fprintf(stderr,
+			"vecswitch: --max-ports %u needs %lu open files, but the limit is %lu (ulimit -n); lower --max-ports or raise the limit\n",
+			cfg->max_ports, need, (unsigned long)rl.rlim_max);
+		return -1;
+	}
+	rl.rlim_cur = need;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+		fprintf(stderr, "vecswitch: cannot raise the open-file limit to %lu: %s\n",
+			need, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* A descriptor held in reserve, given up to shed a connection (below) */
+int vs_spare_open(void)
+{
+	return eventfd(0, EFD_CLOEXEC);
+}
+
+/*
+ * accept4() on a listener of ours.  Out of descriptors all the same
+ * (EMFILE, ENFILE: the system's table, or a limit lowered under us), the
+ * connection would stay queued and the level-triggered listener would
+ * wake the loop for it again and again: the spare descriptor is given up
+ * for a moment to take the connection and close it (accept_shed, said
+ * at most once a second).  Returns the descriptor, or -1.
+ */
+int vs_accept_fd(struct vs_switch *sw, int lfd)
+{
+	int fd, err;
+
+	fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd >= 0 || (errno != EMFILE && errno != ENFILE))
+		return fd;
+	err = errno;
+	sw->st.accept_shed++;
+	if (sw->spare_fd >= 0) {
+		close(sw->spare_fd);
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0)
+			close(fd);
+		sw->spare_fd = vs_spare_open();
+	}
+	if (!sw->now_ms || sw->now_ms >= sw->shed_log_ms + 1000) {
+		sw->shed_log_ms = sw->now_ms;
+		vs_log(sw, 0, "out of descriptors (%s): connection closed at once",
+		       strerror(err));
+	}
+	errno = EAGAIN;
 	return -1;
 }

@@ -179,6 +179,7 @@ struct vs_sw_stats {
 	uint64_t diag_dumps;		/* unix socket diagnostics taken */
 	uint64_t diag_failed;		/* and those that got no answer */
 	uint64_t addr_refused;		/* datagrams from a name that cannot be a port */
+	uint64_t accept_shed;		/* connections closed: out of descriptors */
 	uint64_t peer_repinned;		/* ports that followed a guest's new socket */
 	/*
 	 * Frame accounting: every frame meant for a port, and the sent,
@@ -352,6 +353,8 @@ struct vs_switch {
 	unsigned int n_own;
 	uint64_t refused_log_ms;	/* last addr_refused message */
 	uint64_t runt_log_ms;		/* last rx_runt message of a dgram port */
+	uint64_t shed_log_ms;		/* last accept_shed message */
+	int spare_fd;			/* given up to shed a connection */
 
 	uint64_t now_ms;
 	uint64_t next_sweep_ms;
@@ -492,6 +495,9 @@ bool vs_nego_tx_hdr(const struct vs_port *p, unsigned int i,
 /* sock.c */
 int vs_listen_unix(const struct vs_config *cfg, const char *path, int type);
 int vs_sockaddr_un(struct sockaddr_un *sa, socklen_t *len, const char *path);
+int vs_fd_budget(const struct vs_config *cfg);
+int vs_spare_open(void);
+int vs_accept_fd(struct vs_switch *sw, int lfd);
 
 /* unixdiag.c */
 void vs_diag_open(struct vs_switch *sw);

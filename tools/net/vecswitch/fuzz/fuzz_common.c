@@ -124,6 +124,7 @@ void fz_switch_init(struct vs_switch *sw, uint8_t flags)
 	sw->stream_fd = -1;
 	sw->seqpacket_fd = -1;
 	sw->ctl_fd = -1;
+	sw->spare_fd = -1;
 	/* no socket diagnostics: a full buffer holds back every candidate */
 	sw->diag.fd = -1;
 	for (i = 0; i < VS_CTL_MAX_CONN; i++)

@@ -15,6 +15,7 @@
 #include <linux/if_packet.h>
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 
 #include "../../../kselftest_harness.h"
 #include "vsw_lib.h"
@@ -1376,6 +1377,85 @@ TEST_F(vsw, nego_bad)
 	n = vsw_recv(G(0)->fd, self->buf, sizeof(self->buf), VSW_WAIT_MS);
 	ASSERT_EQ(100, n);
 	EXPECT_EQ(0x6402u, vsw_tag(self->buf));
+}
+
+/* ---- descriptors ---------------------------------------------------------- */
+
+/* utime + stime of a process, in clock ticks */
+static long long cpu_ticks(pid_t pid)
+{
+	unsigned long long ut, st;
+	char path[64], buf[1024], *p;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	if (!p || !(p = strrchr(buf, ')')))
+		return -1;
+	/* fields 14 and 15, counted after the command name's ")" */
+	for (i = 0; i < 12 && p; i++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p, " %llu %llu", &ut, &st) != 2)
+		return -1;
+	return ut + st;
+}
+
+/*
+ * An open-file limit too small for --max-ports: the switch says so and
+ * does not start, rather than run out of descriptors later.
+ */
+TEST(nofile_limit_too_small)
+{
+	struct rlimit rl = { .rlim_cur = 24, .rlim_max = 24 };
+	char out[4096];
+	int rc;
+
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &rl));
+	rc = vsw_run_args(out, sizeof(out), "--dgram", "/tmp/vsw-nofile.sock",
+			  "--max-ports", "256");
+	EXPECT_EQ(1, rc) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "--max-ports 256 needs")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "limit is 24")) TH_LOG("%s", out);
+	EXPECT_NE(0, access("/tmp/vsw-nofile.sock", F_OK));
+}
+
+/*
+ * Within a limit that fits, more stream clients than ports: the extra
+ * ones are closed, the switch keeps answering and does not spin.
+ */
+TEST_F(vsw, many_clients_no_spin)
+{
+	struct rlimit rl = { .rlim_cur = 64, .rlim_max = 64 };
+	int fd[30], i, n = 0;
+	long long t0, t1;
+	char c;
+
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &rl));
+	START("--max-ports", "8");
+	for (i = 0; i < 30; i++)
+		fd[i] = vsw_connect(self->s.stream, SOCK_STREAM);
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "no_port") < 22);
+	EXPECT_EQ(22, vsw_stat(&self->s, NULL, "no_port"));
+	t0 = cpu_ticks(self->s.pid);
+	vsw_pause_ms(1000);
+	t1 = cpu_ticks(self->s.pid);
+	/* a spinning loop would take the whole second, 100 ticks */
+	EXPECT_GT(20, t1 - t0);
+	for (i = 0; i < 30; i++) {
+		if (fd[i] < 0)
+			continue;
+		/* closed at once: EOF; a port: still open (the time-out) */
+		if (recv(fd[i], &c, 1, MSG_DONTWAIT) < 0 && errno == EAGAIN)
+			n++;
+		close(fd[i]);
+	}
+	EXPECT_EQ(8, n);
+	EXPECT_EQ(0, vsw_stat(&self->s, NULL, "accept_shed"));
 }
 
 /* ---- tap uplink with --isolate, in a network namespace of our own ---- */
