@@ -137,9 +137,10 @@ static void sb_json_str(struct sbuf *sb, const char *s)
 	for (; *s; s++) {
 		unsigned char c = *s;
 
+		/* names are escaped already (vs_name_escape): UTF-8 stays */
 		if (c == '"' || c == '\\')
 			sb_printf(sb, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
+		else if (c < 0x20 || c == 0x7f)
 			sb_printf(sb, "\\u%04x", c);
 		else
 			sb_printf(sb, "%c", c);

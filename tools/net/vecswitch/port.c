@@ -297,21 +297,93 @@ static uint32_t addr_hash(const struct sockaddr_un *a, socklen_t len)
 	return h;
 }
 
+/* Bytes from @s that make one valid UTF-8 character of 2 to 4, or 0 */
+static size_t utf8_char(const uint8_t *s, size_t n)
+{
+	size_t len, i;
+	uint32_t c;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, c = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, c = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, c = s[0] & 0x07;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	/* no overlong forms, surrogates or code points past U+10FFFF */
+	if ((len == 3 && c < 0x800) || (len == 4 && c < 0x10000) ||
+	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
+		return 0;
+	return len;
+}
+
+/*
+ * A name as the control socket and the log show it: printable ASCII and
+ * valid UTF-8 as they are, a backslash doubled, every other byte (a
+ * newline, a NUL inside an abstract name, a stray byte) as \xHH.  So a
+ * name can neither forge a line nor break JSON, and says what it is.
+ * Cut to @outlen, never inside an escape.
+ */
+void vs_name_escape(char *out, size_t outlen, const uint8_t *s, size_t n)
+{
+	size_t i = 0, o = 0, k;
+
+	while (i < n) {
+		k = s[i] >= 0x80 ? utf8_char(s + i, n - i) : 0;
+		if (k) {
+			if (o + k >= outlen)
+				break;
+			memcpy(out + o, s + i, k);
+			o += k;
+			i += k;
+			continue;
+		}
+		if (s[i] == '\\' || s[i] < 0x20 || s[i] >= 0x7f) {
+			if (o + 4 >= outlen)
+				break;
+			o += s[i] == '\\' ?
+			     (size_t)snprintf(out + o, outlen - o, "\\\\") :
+			     (size_t)snprintf(out + o, outlen - o, "\\x%02x", s[i]);
+		} else {
+			if (o + 1 >= outlen)
+				break;
+			out[o++] = s[i];
+		}
+		i++;
+	}
+	out[o] = '\0';
+}
+
+/*
+ * An abstract name (a leading NUL) shows as @name, all its bytes; a path
+ * up to its NUL, with a leading @ escaped so that it cannot pass for one.
+ */
 static void addr_name(char *out, size_t outlen, const struct sockaddr_un *a,
 		      socklen_t len)
 {
-	size_t n = len - offsetof(struct sockaddr_un, sun_path), i, o = 0;
-	const char *s = a->sun_path;
+	size_t n = len - offsetof(struct sockaddr_un, sun_path);
+	const uint8_t *s = (const uint8_t *)a->sun_path;
 
-	/* abstract names start with a NUL; show them as @name */
 	if (n && !s[0]) {
-		out[o++] = '@';
-		s++;
-		n--;
+		out[0] = '@';
+		vs_name_escape(out + 1, outlen - 1, s + 1, n - 1);
+		return;
 	}
-	for (i = 0; i < n && s[i] && o + 1 < outlen; i++)
-		out[o++] = s[i];
-	out[o] = '\0';
+	n = strnlen((const char *)s, n);
+	if (n && s[0] == '@') {
+		snprintf(out, outlen, "\\x40");
+		vs_name_escape(out + 4, outlen - 4, s + 1, n - 1);
+		return;
+	}
+	vs_name_escape(out, outlen, s, n);
 }
 
 /* Drop a datagram whose sender cannot be a port; say why, once a second. */
@@ -1036,6 +1108,7 @@ void vs_accept(struct vs_switch *sw, int lfd, enum vs_port_type type)
 
 int vs_tap_open(struct vs_switch *sw, const char *ifname)
 {
+	char name[VS_NAME_LEN];
 	struct ifreq ifr;
 	struct vs_port *p;
 	int fd;
@@ -1054,7 +1127,9 @@ int vs_tap_open(struct vs_switch *sw, const char *ifname)
 		close(fd);
 		return -1;
 	}
-	p = vs_port_new(sw, VS_PORT_TAP, fd, ifr.ifr_name);
+	vs_name_escape(name, sizeof(name), (const uint8_t *)ifr.ifr_name,
+		       strnlen(ifr.ifr_name, IFNAMSIZ));
+	p = vs_port_new(sw, VS_PORT_TAP, fd, name);
 	if (!p) {
 		close(fd);
 		return -1;

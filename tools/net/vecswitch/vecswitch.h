@@ -399,6 +399,7 @@ void vs_port_remove(struct vs_switch *sw, struct vs_port *p, const char *why);
 const char *vs_port_type_name(const struct vs_port *p);
 void vs_port_reap(struct vs_switch *sw);
 void vs_port_free_all(struct vs_switch *sw);
+void vs_name_escape(char *out, size_t outlen, const uint8_t *s, size_t n);
 struct vs_port *vs_dgram_peer(struct vs_switch *sw,
 			      const struct sockaddr_un *addr, socklen_t len,
 			      const struct ucred *cred, bool vnet);

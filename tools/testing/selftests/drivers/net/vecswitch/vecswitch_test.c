@@ -1379,6 +1379,88 @@ TEST_F(vsw, nego_bad)
 	EXPECT_EQ(0x6402u, vsw_tag(self->buf));
 }
 
+/* ---- port names in the control socket's output ---------------------------- */
+
+/* The switch's log has a line with @text */
+static bool log_has(const struct vsw *s, const char *text)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = fopen(s->log, "r");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, text);
+	fclose(f);
+	return found;
+}
+
+/* A socket bound at @len bytes of @name (abstract when it starts with NUL) */
+static int bound_raw(const char *name, size_t len)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	memcpy(sa.sun_path, name, len);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa,
+			   offsetof(struct sockaddr_un, sun_path) + len) < 0)
+		return -1;
+	return fd;
+}
+
+/*
+ * Names that could forge a line, break JSON, or pass for another kind:
+ * a newline, UTF-8, a stray byte, an abstract name with a NUL inside,
+ * and a path that starts with @.
+ */
+TEST_F(vsw, port_names_escaped)
+{
+	static char text[1 << 14], json[1 << 14];
+	char path[5][108];
+	const char *want[4];
+	size_t len[5];
+	uint8_t mac[6];
+	int fd[5], i, others;
+
+	START();
+	join(_metadata, self, 1);
+	ASSERT_EQ(0, chdir(self->s.dir));
+	snprintf(path[0], sizeof(path[0]), "%s/a\nport 99 dgram forged", self->s.dir);
+	snprintf(path[1], sizeof(path[1]), "%s/caf\xc3\xa9", self->s.dir);
+	snprintf(path[2], sizeof(path[2]), "%s/b\xff", self->s.dir);
+	memcpy(path[3], "\0vsw\0x", 6);
+	snprintf(path[4], sizeof(path[4]), "@vsw");
+	for (i = 0; i < 5; i++)
+		len[i] = i == 3 ? 6 : strlen(path[i]);
+	want[0] = "/a\\x0aport 99 dgram forged\n";
+	want[1] = "/caf\xc3\xa9\n";
+	want[2] = "/b\\xff\n";
+	want[3] = " @vsw\\x00x\n";
+	for (i = 0; i < 5; i++) {
+		fd[i] = bound_raw(path[i], len[i]);
+		ASSERT_LE(0, fd[i]) TH_LOG("name %d", i);
+		vsw_mac(mac, 0x70 + i);
+		ASSERT_EQ(0, send_frame(&self->s, fd[i], mac, 0x7000 + i));
+		if (i < 4)
+			ASSERT_EQ(0, vsw_recv_until(G(0)->fd, 0x7000 + i, &others));
+	}
+	/* "@vsw", a relative path, is refused, and logged unmistakably */
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "addr_refused") < 1);
+	EXPECT_TRUE(log_has(&self->s, "dgram sender \\x40vsw refused"));
+	ASSERT_LT(0, vsw_ctl(&self->s, "ports\n", text, sizeof(text)));
+	ASSERT_LT(0, vsw_ctl(&self->s, "ports json\n", json, sizeof(json)));
+	for (i = 0; i < 4; i++)
+		EXPECT_NE(NULL, strstr(text, want[i])) TH_LOG("%d: %s", i, text);
+	EXPECT_EQ(NULL, strstr(text, "\nport 99")) TH_LOG("%s", text);
+	/* JSON: the UTF-8 as it is, the escapes' backslashes escaped */
+	EXPECT_NE(NULL, strstr(json, "/caf\xc3\xa9\"")) TH_LOG("%s", json);
+	EXPECT_NE(NULL, strstr(json, "/b\\\\xff\"")) TH_LOG("%s", json);
+	EXPECT_NE(NULL, strstr(json, "\"@vsw\\\\x00x\"")) TH_LOG("%s", json);
+	for (i = 0; i < 5; i++)
+		close(fd[i]);
+}
+
 /* ---- descriptors ---------------------------------------------------------- */
 
 /* utime + stime of a process, in clock ticks */
