@@ -861,7 +861,12 @@ static void vecnet_link_present(struct vecnet_dev *vn, bool restarted)
 		vecnet_nego_start(vn);
 	else
 		vecnet_nego_tick(vn);
-	if (!was_on && vecnet_nego_carrier_ok(vn)) {
+	if (was_on && !vecnet_nego_carrier_ok(vn)) {
+		/* vnet=1: a peer that restarted must agree again first */
+		netif_carrier_off(dev);
+		vecnet_xstats_inc(vn, &vn->xstats.peer_back);
+		netdev_info(dev, "peer restarted, carrier off until it agrees to virtio-net headers\n");
+	} else if (!was_on && vecnet_nego_carrier_ok(vn)) {
 		netif_carrier_on(dev);
 		vecnet_xstats_inc(vn, &vn->xstats.peer_back);
 		netdev_info(dev, "peer back, carrier on\n");
