@@ -64,6 +64,7 @@ const struct vs_stat_desc vs_sw_stat_desc[] = {
 	SW_STAT(dead_peers),
 	SW_STAT(addr_refused),
 	SW_STAT(accept_shed),
+	SW_STAT(ctl_refused),
 	SW_STAT(peer_repinned),
 	SW_STAT(stream_bad_len),
 	SW_STAT(cred_refused),
@@ -361,6 +362,23 @@ static void ctl_close(struct vs_ctl_conn *c)
 	c->fd = -1;
 }
 
+/*
+ * The control socket shows every guest's path, pid and uid: besides its
+ * own mode, only root, the switch's own user and members of --ctl-group
+ * (the client's primary group) are answered.
+ */
+static bool ctl_allowed(const struct vs_switch *sw, int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return false;
+	if (cred.uid == 0 || cred.uid == geteuid())
+		return true;
+	return sw->cfg.ctl_gid >= 0 && cred.gid == (gid_t)sw->cfg.ctl_gid;
+}
+
 void vs_ctl_accept(struct vs_switch *sw)
 {
 	unsigned int i;
@@ -369,6 +387,11 @@ void vs_ctl_accept(struct vs_switch *sw)
 	fd = vs_accept_fd(sw, sw->ctl_fd);
 	if (fd < 0)
 		return;
+	if (!ctl_allowed(sw, fd)) {
+		sw->st.ctl_refused++;
+		close(fd);
+		return;
+	}
 	for (i = 0; i < VS_CTL_MAX_CONN; i++)
 		if (sw->ctl[i].fd < 0)
 			break;

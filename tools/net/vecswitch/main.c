@@ -44,6 +44,8 @@ static void usage(FILE *f)
 "  --ctl PATH           control socket (see 'vecswitch ctl')\n"
 "  --mode OCTAL         permissions of the sockets (default 0600)\n"
 "  --group GROUP        group of the sockets (name or number)\n"
+"  --ctl-mode OCTAL     permissions of the control socket (default 0600)\n"
+"  --ctl-group GROUP    its group, whose members may use it too\n"
 "  --max-frame N        largest frame accepted, bytes (default 9216)\n"
 "  --age SECONDS        forwarding entry lifetime, 0 never (default 300)\n"
 "  --flood-unknown      flood unknown unicast (default)\n"
@@ -99,6 +101,8 @@ enum {
 	OPT_HUB,
 	OPT_MODE,
 	OPT_GROUP,
+	OPT_CTL_MODE,
+	OPT_CTL_GROUP,
 	OPT_MAX_FRAME,
 	OPT_AGE,
 	OPT_FLOOD,
@@ -124,6 +128,8 @@ static const struct option long_opts[] = {
 	{ "hub",		no_argument,		NULL, OPT_HUB },
 	{ "mode",		required_argument,	NULL, OPT_MODE },
 	{ "group",		required_argument,	NULL, OPT_GROUP },
+	{ "ctl-mode",		required_argument,	NULL, OPT_CTL_MODE },
+	{ "ctl-group",		required_argument,	NULL, OPT_CTL_GROUP },
 	{ "max-frame",		required_argument,	NULL, OPT_MAX_FRAME },
 	{ "age",		required_argument,	NULL, OPT_AGE },
 	{ "flood-unknown",	no_argument,		NULL, OPT_FLOOD },
@@ -271,6 +277,12 @@ static void parse_args(struct vs_config *cfg, int argc, char **argv)
 			break;
 		case OPT_GROUP:
 			cfg->sock_gid = parse_group(optarg);
+			break;
+		case OPT_CTL_MODE:
+			cfg->ctl_mode = parse_uint("--ctl-mode", optarg, 8, 0, 0777);
+			break;
+		case OPT_CTL_GROUP:
+			cfg->ctl_gid = parse_group(optarg);
 			break;
 		case OPT_MAX_FRAME:
 			cfg->max_frame = parse_uint("--max-frame", optarg, 10,
@@ -448,7 +460,11 @@ static int setup_signals(struct vs_switch *sw)
 static int listen_on(struct vs_switch *sw, const char *path, int type,
 		     int *fdp, int kind)
 {
-	*fdp = vs_listen_unix(&sw->cfg, path, type);
+	bool ctl = fdp == &sw->ctl_fd;
+
+	*fdp = vs_listen_unix(path, type,
+			      ctl ? sw->cfg.ctl_mode : sw->cfg.sock_mode,
+			      ctl ? sw->cfg.ctl_gid : sw->cfg.sock_gid);
 	if (*fdp < 0)
 		return -1;
 	if (vs_peer_own(sw, path) < 0) {
@@ -554,6 +570,8 @@ int main(int argc, char **argv)
 		.cfg = {
 			.sock_mode	= 0600,
 			.sock_gid	= -1,
+			.ctl_mode	= 0600,
+			.ctl_gid	= -1,
 			.max_frame	= 9216,
 			.age		= 300,
 			.fdb_max	= 4096,

@@ -71,7 +71,7 @@ static void set_buf(int fd, int force, int plain, int size)
 		setsockopt(fd, SOL_SOCKET, plain, &size, sizeof(size));
 }
 
-int vs_listen_unix(const struct vs_config *cfg, const char *path, int type)
+int vs_listen_unix(const char *path, int type, unsigned int mode, long gid)
 {
 	struct sockaddr_un sa;
 	socklen_t len;
@@ -101,9 +101,9 @@ int vs_listen_unix(const struct vs_config *cfg, const char *path, int type)
 	umask(old);
 	if (r < 0)
 		goto err_close;
-	if (chmod(path, cfg->sock_mode) < 0)
+	if (chmod(path, mode) < 0)
 		goto err_unlink;
-	if (cfg->sock_gid >= 0 && chown(path, -1, (gid_t)cfg->sock_gid) < 0)
+	if (gid >= 0 && chown(path, -1, (gid_t)gid) < 0)
 		goto err_unlink;
 	if (type == SOCK_DGRAM) {
 		/*

@@ -60,6 +60,8 @@ struct vs_config {
 	const char *tap_name;
 	unsigned int sock_mode;
 	long sock_gid;			/* -1: leave the group alone */
+	unsigned int ctl_mode;		/* the control socket's, apart */
+	long ctl_gid;
 	unsigned int max_frame;
 	unsigned int age;		/* seconds, 0: entries never expire */
 	unsigned int fdb_max;
@@ -180,6 +182,7 @@ struct vs_sw_stats {
 	uint64_t diag_failed;		/* and those that got no answer */
 	uint64_t addr_refused;		/* datagrams from a name that cannot be a port */
 	uint64_t accept_shed;		/* connections closed: out of descriptors */
+	uint64_t ctl_refused;		/* control clients not allowed */
 	uint64_t peer_repinned;		/* ports that followed a guest's new socket */
 	/*
 	 * Frame accounting: every frame meant for a port, and the sent,
@@ -494,7 +497,7 @@ bool vs_nego_tx_hdr(const struct vs_port *p, unsigned int i,
 		    const struct vs_buf *b);
 
 /* sock.c */
-int vs_listen_unix(const struct vs_config *cfg, const char *path, int type);
+int vs_listen_unix(const char *path, int type, unsigned int mode, long gid);
 int vs_sockaddr_un(struct sockaddr_un *sa, socklen_t *len, const char *path);
 int vs_fd_budget(const struct vs_config *cfg);
 int vs_spare_open(void);

@@ -961,6 +961,71 @@ static int connect_as(const char *path, uid_t uid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/*
+ * A child becomes uid/gid and asks the control socket for its ports:
+ * 0 when it got an answer, 1 when the switch closed without one, 12 when
+ * it could not connect at all.
+ */
+static int ctl_as(const struct vsw *s, uid_t uid, gid_t gid)
+{
+	char buf[1024];
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd;
+		ssize_t n;
+
+		if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 ||
+		    setresuid(uid, uid, uid) < 0)
+			_exit(13);
+		fd = vsw_connect(s->ctl, SOCK_STREAM);
+		if (fd < 0)
+			_exit(12);
+		if (send(fd, "ports\n", 6, MSG_NOSIGNAL) != 6)
+			_exit(1);
+		shutdown(fd, SHUT_WR);
+		n = recv(fd, buf, sizeof(buf), 0);
+		_exit(n > 0 ? 0 : 1);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * The control socket keeps its own mode whatever --mode says, and a
+ * client the file's mode lets in is still refused unless it is root, the
+ * switch's user or a member of --ctl-group.
+ */
+TEST_F(vsw, ctl_access)
+{
+	struct stat st;
+	char buf[256];
+
+	START("--mode", "0666");
+	ASSERT_EQ(0, stat(self->s.ctl, &st));
+	EXPECT_EQ(0600, st.st_mode & 0777);
+	ASSERT_EQ(0, chmod(self->s.dir, 0711));
+	/* uid 65534 cannot even connect: the file is root's alone */
+	EXPECT_EQ(12, ctl_as(&self->s, 65534, 65534));
+	ASSERT_EQ(0, vsw_stop(&self->s));
+	vsw_rmdir(&self->s);
+
+	/* open to all by its mode: still only root and the group answered */
+	START("--ctl-mode", "0666", "--ctl-group", "4343");
+	ASSERT_EQ(0, chmod(self->s.dir, 0711));
+	EXPECT_EQ(1, ctl_as(&self->s, 65534, 65534));
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "ctl_refused") < 1);
+	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "ctl_refused"));
+	EXPECT_EQ(0, ctl_as(&self->s, 65534, 4343));
+	EXPECT_LT(0, vsw_ctl(&self->s, "ports\n", buf, sizeof(buf)));
+	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "ctl_refused"));
+}
+
 TEST_F(vsw, allow_uid)
 {
 	char users[128], refused[160], allowed[160], group[160];
