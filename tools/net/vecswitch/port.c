@@ -401,9 +401,9 @@ static void refuse_addr(struct vs_switch *sw, const struct sockaddr_un *addr,
 }
 
 /*
- * Find the port of a dgram sender, creating it on its first frame. The
- * socket it sent to says whether its frames carry virtio-net headers.
- * Its name is resolved once, then (peer.c); a port's later frames must
+ * Find the port of a dgram sender, creating it on its first datagram; the
+ * socket it sent to (--dgram or --vnet) is the one that answers it. Its
+ * name is resolved once, then (peer.c); a port's later datagrams must
  * come from the same uid.
  */
 struct vs_port *vs_dgram_peer(struct vs_switch *sw,

@@ -961,6 +961,9 @@ static int vecnet_rings_alloc(struct vecnet_dev *vn)
 	/* Header options beyond the fixed part land in front of the frame */
 	if (vn->transport->verify_header)
 		rx->buf_len += VECNET_HDR_MAX;
+	/* A tap read that fills the buffer was cut short: one byte tells */
+	if (vn->flags & VECNET_TF_CHARDEV)
+		rx->buf_len += 1;
 	rx->skbs = kcalloc(d, sizeof(*rx->skbs), GFP_KERNEL);
 	rx->msgs = kcalloc(d, sizeof(*rx->msgs), GFP_KERNEL);
 	rx->iov = kcalloc(d * 2, sizeof(*rx->iov), GFP_KERNEL);

@@ -8,7 +8,7 @@
  * finds a peer.  A peer that takes headers answers MODE: "my datagrams
  * after this one carry a virtio-net header".  The device then reads the
  * peer's datagrams that way, sends its own MODE, and from there sends
- * with headers and offers TSO and checksum offload to the stack.  Each
+ * with headers: super-frames and pending checksums go as they are.  Each
  * direction changes at a marker in the stream of datagrams, which the
  * host keeps in order, so no frame is read in the wrong format.  A HELLO
  * from the peer (a guest on the other end of a direct link) says it

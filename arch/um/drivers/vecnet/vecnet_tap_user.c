@@ -52,10 +52,17 @@ int vecnet_user_tap_set_offload(int fd, unsigned int tso, unsigned int csum)
 	return ioctl(fd, TUNSETOFFLOAD, flags) < 0 ? -errno : 0;
 }
 
+/*
+ * A read from a tap gives no sign that a frame was longer than the
+ * buffers: it fills them and drops the rest.  The guest's buffers hold
+ * one byte more than any frame it takes, so a read that fills them all
+ * was cut short, and is flagged MSG_TRUNC like a socket's.
+ */
 int vecnet_user_readv_batch(int fd, void *msgs, unsigned int n)
 {
 	struct mmsghdr *m = msgs;
 	unsigned int i;
+	size_t room, k;
 	ssize_t len;
 
 	for (i = 0; i < n; i++) {
@@ -65,8 +72,10 @@ int vecnet_user_readv_batch(int fd, void *msgs, unsigned int n)
 				break;
 			return -errno;
 		}
+		for (room = 0, k = 0; k < m[i].msg_hdr.msg_iovlen; k++)
+			room += m[i].msg_hdr.msg_iov[k].iov_len;
 		m[i].msg_len = len;
-		m[i].msg_hdr.msg_flags = 0;
+		m[i].msg_hdr.msg_flags = (size_t)len == room ? MSG_TRUNC : 0;
 	}
 	return i;
 }

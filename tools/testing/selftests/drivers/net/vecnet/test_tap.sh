@@ -6,6 +6,8 @@
 # changes, and the host's super-frames: with gro=1 they arrive whole
 # (frames far larger than the MTU, none truncated), without it the host
 # cuts them to the MTU first.  Any drop or header error fails the test.
+# A frame longer than the guest's buffers (the host's MTU larger) must
+# be counted in rx_truncated and dropped, not passed up cut short.
 
 # shellcheck source-path=SCRIPTDIR source=vecnet_lib.sh
 source "$(dirname "$0")/vecnet_lib.sh"
@@ -40,6 +42,33 @@ ethtool -k vec0 | grep '^rx-gro-hw' >gro_after
 exit 0
 EOS
 )
+
+# --- a frame longer than the guest takes: counted and dropped, not cut --
+# The host's tap allows 9000 bytes, the guest's MTU is 1500 (gro=0, so
+# its buffers are MTU-sized): the host's 3000-byte ping must show up in
+# rx_truncated, never as a 1500-byte frame.
+ip -n "$ns" link set ttap0 mtu 9000
+long=$(guest_script long <<'EOS'
+vec_up 198.18.6.2/24 || exit 10
+ping -c 2 -W 2 198.18.6.1 >/dev/null || exit 11
+touch ready
+for i in $(seq 1 100); do [ -e ../long.done ] && break; sleep 0.1; done
+ethtool -S vec0 >stats
+exit 0
+EOS
+)
+guest long 120 -n "$ns" -a "vec0:transport=tap,ifname=ttap0,gro=0,depth=64" -- sh "$long" &
+gpid=$!
+wait_for 60 test -e "$(guest_out long ready)"
+check_err $? "the guest for the long frame did not come up"
+ip netns exec "$ns" ping -c 1 -W 1 -M dont -s 2972 198.18.6.2 >/dev/null 2>&1
+touch "$TEST_TMP/long.done"
+wait "$gpid"
+check_err $? "the guest for the long frame failed"
+trunc=$(xstat "$(guest_out long stats)" rx_truncated)
+[ "${trunc:-0}" -ge 1 ]
+check_err $? "a 3000-byte frame from the host was not counted in rx_truncated (${trunc:-?})"
+ip -n "$ns" link set ttap0 mtu 1500
 
 for gro in 1 0; do
 	name=tap$gro
