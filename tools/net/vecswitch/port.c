@@ -514,7 +514,7 @@ _Static_assert(sizeof(((struct vs_switch *)0)->rxctl[0]) >=
 	       CMSG_SPACE(sizeof(struct ucred)), "rxctl too small for ucred");
 
 /* --allow-uid or --allow-gid given: every sender must show credentials. */
-bool vs_cred_check(const struct vs_config *cfg)
+static bool vs_cred_check(const struct vs_config *cfg)
 {
 	return cfg->n_allow_uid || cfg->n_allow_gid;
 }

@@ -430,7 +430,6 @@ void vs_dgram_input(struct vs_switch *sw, bool vnet,
 		    const struct sockaddr_un *addr, socklen_t alen,
 		    const struct ucred *cred, const uint8_t *data, size_t len,
 		    bool truncated);
-bool vs_cred_check(const struct vs_config *cfg);
 bool vs_cred_allowed(const struct vs_config *cfg, const struct ucred *cred);
 const struct ucred *vs_cmsg_cred(const struct msghdr *mh);
 int vs_next_retry_ms(struct vs_switch *sw);

@@ -1249,6 +1249,38 @@ TEST_F(vsw, peer_other_owner)
 	close(fd);
 }
 
+/*
+ * The sender's name no longer leads to its socket when its first frame
+ * arrives: the file is gone, or a plain file stands in its place.  Both
+ * are refused and counted; neither becomes a port or reaches a guest.
+ */
+TEST_F(vsw, peer_name_not_a_socket)
+{
+	char path[2][160];
+	uint8_t mac[6];
+	int fd[2], i;
+
+	START();
+	join(_metadata, self, 2);
+	for (i = 0; i < 2; i++) {
+		snprintf(path[i], sizeof(path[i]), "%s/gone%d.sock", self->s.dir, i);
+		fd[i] = bound_socket(path[i]);
+		ASSERT_LE(0, fd[i]);
+		ASSERT_EQ(0, unlink(path[i]));
+	}
+	ASSERT_EQ(0, close(open(path[1], O_WRONLY | O_CREAT, 0600)));
+	for (i = 0; i < 2; i++) {
+		vsw_mac(mac, 0x58 + i);
+		ASSERT_EQ(0, send_frame(&self->s, fd[i], mac, 0x5800 + i));
+		VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "addr_refused") < i + 1);
+		EXPECT_FALSE(vsw_has_port(&self->s, path[i]));
+	}
+	EXPECT_EQ(2, vsw_stat(&self->s, NULL, "addr_refused"));
+	expect_only_marker(_metadata, self, 1, 0x1, 0x5802);
+	for (i = 0; i < 2; i++)
+		close(fd[i]);
+}
+
 /* A guest that restarts binds its name anew; its port follows it. */
 TEST_F(vsw, peer_restarted)
 {
