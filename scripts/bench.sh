@@ -39,8 +39,8 @@ set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${VECNET_BUILD:-$top/build}
 out=$build/bench
-ours=$build/vmlinux
-baseline=$build/baseline/vmlinux
+ours=${VMLINUX:-$build/vmlinux}
+baseline=${VECNET_BASELINE:-$build/baseline-7.3/vmlinux}
 vecswitch=$build/vecswitch
 runs=${RUNS:-3}
 secs=${SECS:-5}

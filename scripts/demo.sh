@@ -19,7 +19,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${VECNET_BUILD:-$top/build}
-vmlinux=$build/vmlinux
+vmlinux=${VMLINUX:-$build/vmlinux}
 vecswitch=$build/vecswitch
 quiet=0
 case "${1:-}" in

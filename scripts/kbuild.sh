@@ -1,13 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build a UML kernel from Debian's linux-source-6.12 package.
+# Build a UML kernel from one of Debian's linux-source-<version> packages.
 #
-#   kbuild.sh BUILD_DIR              our kernel: every patch, our files
-#                                    overlaid; result BUILD_DIR/vmlinux
-#   kbuild.sh --baseline BUILD_DIR   the kernel's bundled vector driver
-#                                    with only patches/base applied; result
-#                                    BUILD_DIR/baseline/vmlinux
+#   kbuild.sh [-k VERSION] [-v VARIANT] BUILD_DIR
+#
+# VERSION is a kernel series this tree carries patches for (patches/<VERSION>/;
+# default 7.3).  VARIANT is one of
+#   ours      every patch, this tree's files overlaid: BUILD_DIR/kernel-VERSION/
+#   debug     the same with lock, sleep, timer-object and memory checkers
+#             (arch/um/configs/vecnet-debug.config): BUILD_DIR/debug-VERSION/
+#   baseline  the kernel's bundled vector driver, only patches/<VERSION>/base:
+#             BUILD_DIR/baseline-VERSION/
+# Each output directory holds the tree linux-<x.y.z> and a vmlinux link.
+#
+# The 6.12 source comes from the host's own apt sources (make deps installs
+# linux-source-6.12).  Newer series are not in Debian 12's suites: their
+# source package is downloaded with apt through a private configuration
+# under BUILD_DIR/apt, which names the suite that carries it and reuses the
+# Debian mirror the host already uses; the host's apt setup is not touched.
 #
 # Each step runs only when its inputs changed, so a second run with
 # nothing changed costs only Kbuild's own up-to-date check.
@@ -15,35 +26,42 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+series=7.3
 variant=ours
-if [ "${1:-}" = "--baseline" ]; then
-	variant=baseline
-	shift
-fi
-build=${1:?usage: kbuild.sh [--baseline] BUILD_DIR}
+while getopts k:v: opt; do
+	case $opt in
+	k) series=$OPTARG ;;
+	v) variant=$OPTARG ;;
+	*) echo "usage: kbuild.sh [-k VERSION] [-v ours|debug|baseline] BUILD_DIR" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+build=${1:?usage: kbuild.sh [-k VERSION] [-v ours|debug|baseline] BUILD_DIR}
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
-
-pkg=linux-source-6.12
-tarball=/usr/src/$pkg.tar.xz
-fragment=$top/arch/um/configs/vecnet.config
-jobs=${JOBS:-$(nproc)}
 
 say() { printf '  %-7s %s\n' "$1" "$2"; }
 die() { echo "kbuild: $*" >&2; exit 1; }
 
-[ -r "$tarball" ] || die "$tarball is missing: run 'make deps' (package $pkg)"
-pkgver=$(dpkg-query -W -f='${Version}' "$pkg") || die "package $pkg is not installed"
-kver=${pkgver%%-*}
+[ -d "$top/patches/$series" ] ||
+	die "no kernel series '$series' (patches/ has: $(cd "$top/patches" && echo */ | tr -d /))"
 
-if [ "$variant" = ours ]; then
-	outdir=$build
-	patchdirs=("$top/patches/base" "$top/patches/vecnet")
-else
-	outdir=$build/baseline
-	patchdirs=("$top/patches/base")
-fi
-tree=$outdir/linux-$kver
+# Per series: where its source package comes from, and its config fragments
+configs=(vecnet.config)
+case $series in
+6.12) suite= ;;
+7.3) suite=trixie-backports; configs+=(vecnet-smp.config) ;;
+*) die "kernel series $series has patches but no source entry in kbuild.sh" ;;
+esac
+case $variant in
+ours) outdir=$build/kernel-$series ;;
+debug) outdir=$build/debug-$series; configs+=(vecnet-debug.config) ;;
+# The bundled driver takes a NULL lock on tap with SMP: build it without
+baseline) outdir=$build/baseline-$series; configs=(vecnet.config) ;;
+*) die "unknown variant '$variant' (ours, debug or baseline)" ;;
+esac
+pkg=linux-source-$series
+jobs=${JOBS:-$(nproc)}
 mkdir -p "$outdir"
 
 # One build of a tree at a time: a second one waits instead of unpacking
@@ -53,6 +71,73 @@ if ! flock -n 9; then
 	say WAIT "another build of ${outdir#"$top"/} is running"
 	flock 9
 fi
+
+# --- the source package ------------------------------------------------
+# debian_mirror: the first Debian archive (not -security) in the host's
+# apt sources, one-line or deb822 format.
+debian_mirror() {
+	local f uri
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+		 /etc/apt/sources.list.d/*.sources; do
+		[ -r "$f" ] || continue
+		uri=$(awk '
+			/^deb[ \t]/ { for (i = 2; i <= NF; i++) if ($i !~ /^\[/ && $i !~ /=/ && $i !~ /\]$/) { print $i; exit } }
+			/^URIs:/ { print $2; exit }' "$f")
+		case $uri in
+		*/debian | */debian/) echo "${uri%/}"; return 0 ;;
+		esac
+	done
+	return 1
+}
+
+# fetch_source: download the package into $build/src once, keep its
+# tarball and version there; later builds need no network.
+fetch_source() {
+	local src=$build/src apt=$build/apt mirror deb
+	tarball=$src/$pkg.tar.xz
+	if [ -r "$tarball" ] && [ -s "$src/$pkg.version" ]; then
+		pkgver=$(cat "$src/$pkg.version")
+		return
+	fi
+	mirror=${DEBIAN_MIRROR:-$(debian_mirror)} ||
+		die "no Debian mirror in the host's apt sources; set DEBIAN_MIRROR"
+	mkdir -p "$src" "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/deb"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $suite main" \
+		> "$apt/sources.list"
+	local opts=(-q -o "Dir::Etc::SourceList=$apt/sources.list"
+		-o Dir::Etc::SourceParts=/dev/null
+		-o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache"
+		-o Dir::Etc::Preferences=/dev/null
+		-o Dir::Etc::PreferencesParts=/dev/null
+		-o APT::Sandbox::User=root)
+	say FETCH "$pkg from $suite (private apt configuration in ${apt#"$top"/})"
+	apt-get "${opts[@]}" update >"$apt/update.log" 2>&1 ||
+		{ cat "$apt/update.log" >&2; die "apt-get update for $suite failed"; }
+	rm -f "$apt/deb/"*.deb
+	(cd "$apt/deb" && apt-get "${opts[@]}" download "$pkg") >"$apt/download.log" 2>&1 ||
+		{ cat "$apt/download.log" >&2; die "could not download $pkg from $suite"; }
+	deb=$(find "$apt/deb" -name "${pkg}_*.deb" | head -n 1)
+	[ -n "$deb" ] || die "apt-get download left no $pkg package"
+	dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/$pkg.tar.xz" > "$tarball.part" ||
+		die "$deb holds no usr/src/$pkg.tar.xz"
+	mv "$tarball.part" "$tarball"
+	pkgver=$(dpkg-deb -f "$deb" Version)
+	echo "$pkgver" > "$src/$pkg.version"
+	rm -f "$deb"
+}
+
+if [ -z "$suite" ]; then
+	tarball=/usr/src/$pkg.tar.xz
+	[ -r "$tarball" ] || die "$tarball is missing: run 'make deps' (package $pkg)"
+	pkgver=$(dpkg-query -W -f='${Version}' "$pkg") || die "package $pkg is not installed"
+else
+	fetch_source
+fi
+kver=${pkgver%%-*}
+
+patchdirs=("$top/patches/$series/base")
+[ "$variant" = baseline ] || patchdirs+=("$top/patches/$series/vecnet")
+tree=$outdir/linux-$kver
 
 # --- unpack and patch --------------------------------------------------
 patches=()
@@ -93,7 +178,7 @@ list_own_files() {
 	fi
 }
 
-if [ "$variant" = ours ]; then
+if [ "$variant" != baseline ]; then
 	n=0
 	while IFS= read -r f; do
 		[ -e "$top/$f" ] || continue
@@ -109,27 +194,32 @@ if [ "$variant" = ours ]; then
 	[ "$n" -gt 0 ] && say OVERLAY "$n file(s) linked into linux-$kver"
 else
 	mkdir -p "$tree/arch/um/configs"
-	cp "$fragment" "$tree/arch/um/configs/vecnet.config"
+	for c in "${configs[@]}"; do
+		cp "$top/arch/um/configs/$c" "$tree/arch/um/configs/$c"
+	done
 fi
 
 # --- configure -----------------------------------------------------------
-cfgwant=$( { echo "$want"; cat "$fragment"; } | sha256sum | cut -d' ' -f1)
+cfgwant=$( { echo "$want"; for c in "${configs[@]}"; do echo "$c";
+	cat "$top/arch/um/configs/$c"; done; } | sha256sum | cut -d' ' -f1)
 if [ ! -f "$tree/.config" ] || [ "$(cat "$tree/.vecnet-config" 2>/dev/null)" != "$cfgwant" ]; then
-	say CONFIG "defconfig + arch/um/configs/vecnet.config"
+	say CONFIG "defconfig + ${configs[*]}"
 	make -s -C "$tree" ARCH=um defconfig >/dev/null
-	make -s -C "$tree" ARCH=um vecnet.config >/dev/null
+	make -s -C "$tree" ARCH=um "${configs[@]}" >/dev/null
 	# merge_config only warns when a request is not met; refuse instead
 	bad=0
-	while IFS= read -r line; do
-		case "$line" in
-		"# CONFIG_"*" is not set") sym=${line#\# }; sym=${sym%% *}
-			grep -q "^$sym=" "$tree/.config" && { echo "kbuild: $sym is set, wanted off" >&2; bad=1; } ;;
-		CONFIG_*=n) sym=${line%%=*}
-			grep -q "^$sym=" "$tree/.config" && { echo "kbuild: $sym is set, wanted off" >&2; bad=1; } ;;
-		CONFIG_*=*) grep -qxF "$line" "$tree/.config" || { echo "kbuild: $line did not take" >&2; bad=1; } ;;
-		esac
-	done < "$fragment"
-	[ "$bad" -eq 0 ] || die "the config fragment does not apply cleanly"
+	for c in "${configs[@]}"; do
+		while IFS= read -r line; do
+			case "$line" in
+			"# CONFIG_"*" is not set") sym=${line#\# }; sym=${sym%% *}
+				grep -q "^$sym=" "$tree/.config" && { echo "kbuild: $c: $sym is set, wanted off" >&2; bad=1; } ;;
+			CONFIG_*=n) sym=${line%%=*}
+				grep -q "^$sym=" "$tree/.config" && { echo "kbuild: $c: $sym is set, wanted off" >&2; bad=1; } ;;
+			CONFIG_*=*) grep -qxF "$line" "$tree/.config" || { echo "kbuild: $c: $line did not take" >&2; bad=1; } ;;
+			esac
+		done < "$top/arch/um/configs/$c"
+	done
+	[ "$bad" -eq 0 ] || die "a config fragment does not apply cleanly to linux-$kver"
 	echo "$cfgwant" > "$tree/.vecnet-config"
 fi
 

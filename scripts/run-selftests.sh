@@ -8,6 +8,13 @@
 #   run-selftests.sh DIR...     DIR relative to tools/testing/selftests
 #
 # TESTS="name..." limits each directory to the named test programs.
+# DIR@TAG runs DIR again on another kernel: $VECNET_<TAG>_VMLINUX, guests
+# of $VECNET_<TAG>_CPUS CPUs, only those of the programs named in
+# $VECNET_<TAG>_TESTS that DIR has (make check: TAG debug, the debug
+# kernel; TAG other, the other kernel series).  Every guest test fails on
+# a kernel report on a guest's console (um/lib.sh).
+# Each DIR runs from the tree its guest kernel was built in, by default
+# that of $VMLINUX (build/vmlinux).
 
 set -uo pipefail
 
@@ -16,9 +23,9 @@ build=${VECNET_BUILD:-$top/build}
 export VECNET_SRC=${VECNET_SRC:-$top} VECNET_BUILD=$build
 export VECSWITCH=${VECSWITCH:-$build/vecswitch-asan}
 
-tree=$(find "$build" -maxdepth 1 -type d -name 'linux-*' | head -n 1)
-if [ -z "$tree" ]; then
-	echo "run-selftests: no kernel tree under $build: run 'make' first" >&2
+export VMLINUX=${VMLINUX:-$build/vmlinux}
+if [ ! -e "$VMLINUX" ]; then
+	echo "run-selftests: no guest kernel at $VMLINUX: run 'make' first" >&2
 	exit 1
 fi
 [ $# -gt 0 ] || { echo "usage: run-selftests.sh DIR..." >&2; exit 2; }
@@ -27,15 +34,37 @@ logdir=$build/selftests
 mkdir -p "$logdir"
 pass=0 fail=0 skip=0
 
-for dir in "$@"; do
+for arg in "$@"; do
+	dir=${arg%@*} tag=
+	[ "$dir" = "$arg" ] || tag=${arg##*@}
+	vmlinux=$VMLINUX cpus=${UML_CPUS:-1} tests=${TESTS:-}
+	log=$logdir/${dir//\//_}${tag:+_$tag}.tap
+	if [ -n "$tag" ]; then
+		v=VECNET_${tag^^}_VMLINUX c=VECNET_${tag^^}_CPUS tv=VECNET_${tag^^}_TESTS
+		vmlinux=${!v:-} cpus=${!c:-1} tests=
+		if [ ! -x "$vmlinux" ]; then
+			echo "not ok - $arg: no guest kernel at '$vmlinux' (\$$v)" | tee "$log"
+			fail=$((fail + 1))
+			continue
+		fi
+		for t in ${!tv:-}; do
+			[ -e "$(dirname "$(readlink -f "$vmlinux")")/tools/testing/selftests/$dir/$t" ] &&
+				tests+=" $t"
+		done
+		if [ -z "$tests" ]; then
+			echo "not ok - $arg: none of \$$tv is in $dir" | tee "$log"
+			fail=$((fail + 1))
+			continue
+		fi
+	fi
+	tree=$(dirname "$(readlink -f "$vmlinux")")
 	src=$tree/tools/testing/selftests/$dir
 	if [ ! -f "$src/Makefile" ]; then
 		echo "run-selftests: no $dir in the kernel tree (overlay missing?)" >&2
 		fail=$((fail + 1))
 		continue
 	fi
-	log=$logdir/${dir//\//_}.tap
-	echo "  TEST    $dir"
+	echo "  TEST    $arg"
 	# lib.mk picks its OUTPUT only when it is the top-level make
 	if ! make -s -C "$src" OUTPUT="$src" >"$log.build" 2>&1; then
 		cat "$log.build" >&2
@@ -44,14 +73,15 @@ for dir in "$@"; do
 		continue
 	fi
 	runargs=()
-	[ -n "${TESTS:-}" ] && runargs=("TEST_PROGS=${TESTS}" "TEST_GEN_PROGS=")
-	make -s -C "$src" OUTPUT="$src" "${runargs[@]}" run_tests 2>&1 | tee "$log"
+	[ -n "$tests" ] && runargs=("TEST_PROGS=${tests# }" "TEST_GEN_PROGS=")
+	VMLINUX=$vmlinux UML_CPUS=$cpus VECNET_KTREE=$tree \
+		make -s -C "$src" OUTPUT="$src" "${runargs[@]}" run_tests 2>&1 | tee "$log"
 	p=$(grep -cE '^ok [0-9]+ ' "$log" | head -n 1)
 	s=$(grep -cE '^ok [0-9]+ .*# SKIP' "$log")
 	f=$(grep -cE '^not ok [0-9]+ ' "$log")
 	pass=$((pass + p - s)) skip=$((skip + s)) fail=$((fail + f))
 	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
-		echo "run-selftests: $dir ran no test" >&2
+		echo "run-selftests: $arg ran no test" >&2
 		fail=$((fail + 1))
 	fi
 done

@@ -19,6 +19,7 @@
 #include <linux/u64_stats_sync.h>
 #include <linux/uio.h>
 #include <linux/workqueue.h>
+#include "vecnet_compat.h"
 
 #define VECNET_DRV_NAME		"vecnet"
 
@@ -228,6 +229,14 @@ struct vecnet_xstats {
 	struct u64_stats_sync syncp;
 };
 
+/* Writing contexts of the extended counters (struct vecnet_dev::xstats) */
+enum vecnet_xstats_ctx {
+	VECNET_XS_NAPI,		/* the NAPI poll, outside tx.lock */
+	VECNET_XS_TX,		/* anyone holding tx.lock */
+	VECNET_XS_LINK,		/* the link work, outside tx.lock */
+	VECNET_XS_NR
+};
+
 struct vecnet_stat_desc {
 	char name[ETH_GSTRING_LEN];
 	size_t offset;
@@ -308,12 +317,26 @@ struct vecnet_dev {
 	bool nego_agreed;
 	unsigned int nego_tries;
 
-	struct vecnet_xstats xstats;
+	/*
+	 * One copy of the extended counters per writing context, each with
+	 * its own syncp: on an SMP guest xmit, NAPI and the link work run at
+	 * once.  ethtool -S shows their sums.
+	 */
+	struct vecnet_xstats xstats[VECNET_XS_NR];
 };
 
 void vecnet_add_flags(struct vecnet_dev *vn, u32 flags);
 void vecnet_peer_lost(struct vecnet_dev *vn);
-void vecnet_xstats_inc(struct vecnet_dev *vn, u64_stats_t *ctr);
+void vecnet_xstats_add(struct vecnet_dev *vn, enum vecnet_xstats_ctx ctx,
+		       size_t off);
+void vecnet_xstats_add_tx(struct vecnet_dev *vn, size_t off);
+/* Count one event in counter @ctr of the caller's context */
+#define vecnet_count_napi(vn, ctr) \
+	vecnet_xstats_add(vn, VECNET_XS_NAPI, offsetof(struct vecnet_xstats, ctr))
+#define vecnet_count_link(vn, ctr) \
+	vecnet_xstats_add(vn, VECNET_XS_LINK, offsetof(struct vecnet_xstats, ctr))
+#define vecnet_count_tx(vn, ctr) \
+	vecnet_xstats_add_tx(vn, offsetof(struct vecnet_xstats, ctr))
 void vecnet_set_ethtool_ops(struct net_device *dev);
 void vecnet_close_fd(struct vecnet_dev *vn);
 /* tap and hybrid */

@@ -149,7 +149,7 @@ static void vecnet_encap_peer(struct vecnet_dev *vn, struct vecnet_encap *en)
 static struct vecnet_encap *vecnet_encap_alloc(struct vecnet_dev *vn,
 					       struct vecnet_err *err)
 {
-	struct vecnet_encap *en = kzalloc(sizeof(*en), GFP_KERNEL);
+	struct vecnet_encap *en = kzalloc_obj(*en, GFP_KERNEL);
 
 	if (!en)
 		vecnet_err_set(err, "vec%u: out of memory", vn->cfg.index);

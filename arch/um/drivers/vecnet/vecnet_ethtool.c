@@ -101,15 +101,25 @@ static void vecnet_get_ethtool_stats(struct net_device *dev,
 				     struct ethtool_stats *stats, u64 *data)
 {
 	struct vecnet_dev *vn = netdev_priv(dev);
-	const void *base = &vn->xstats;
-	unsigned int start, i;
+	unsigned int start, i, c;
+	u64 v[VECNET_XS_NR];
 
-	do {
-		start = u64_stats_fetch_begin(&vn->xstats.syncp);
-		for (i = 0; i < vecnet_xstats_count; i++)
-			data[i] = u64_stats_read(base +
-						 vecnet_xstats_desc[i].offset);
-	} while (u64_stats_fetch_retry(&vn->xstats.syncp, start));
+	for (i = 0; i < vecnet_xstats_count; i++) {
+		size_t off = vecnet_xstats_desc[i].offset;
+
+		for (c = 0; c < VECNET_XS_NR; c++) {
+			const struct vecnet_xstats *xs = &vn->xstats[c];
+
+			do {
+				start = u64_stats_fetch_begin(&xs->syncp);
+				v[c] = u64_stats_read((const void *)xs + off);
+			} while (u64_stats_fetch_retry(&xs->syncp, start));
+		}
+		/* a batch maximum is written in one context only: others 0 */
+		data[i] = 0;
+		for (c = 0; c < VECNET_XS_NR; c++)
+			data[i] += v[c];
+	}
 }
 
 /*

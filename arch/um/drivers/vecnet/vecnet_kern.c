@@ -76,25 +76,34 @@ const struct vecnet_stat_desc vecnet_xstats_desc[] = {
 
 const unsigned int vecnet_xstats_count = ARRAY_SIZE(vecnet_xstats_desc);
 
-void vecnet_xstats_inc(struct vecnet_dev *vn, u64_stats_t *ctr)
+void vecnet_xstats_add(struct vecnet_dev *vn, enum vecnet_xstats_ctx ctx,
+		       size_t off)
 {
-	u64_stats_update_begin(&vn->xstats.syncp);
-	u64_stats_inc(ctr);
-	u64_stats_update_end(&vn->xstats.syncp);
+	struct vecnet_xstats *xs = &vn->xstats[ctx];
+
+	u64_stats_update_begin(&xs->syncp);
+	u64_stats_inc((u64_stats_t *)((u8 *)xs + off));
+	u64_stats_update_end(&xs->syncp);
+}
+
+void vecnet_xstats_add_tx(struct vecnet_dev *vn, size_t off)
+{
+	lockdep_assert_held(&vn->tx.lock);
+	vecnet_xstats_add(vn, VECNET_XS_TX, off);
 }
 
 /* The largest batch seen and a running average (weight 1/8) */
-static void vecnet_queue_sample(struct vecnet_dev *vn, u64_stats_t *max,
+static void vecnet_queue_sample(struct vecnet_xstats *xs, u64_stats_t *max,
 				u64_stats_t *avg, unsigned int n)
 {
 	u64 a;
 
-	u64_stats_update_begin(&vn->xstats.syncp);
+	u64_stats_update_begin(&xs->syncp);
 	if (n > u64_stats_read(max))
 		u64_stats_set(max, n);
 	a = u64_stats_read(avg);
 	u64_stats_set(avg, a - (a >> 3) + (n >> 3));
-	u64_stats_update_end(&vn->xstats.syncp);
+	u64_stats_update_end(&xs->syncp);
 }
 
 static void vecnet_kick(struct vecnet_dev *vn)
@@ -266,7 +275,7 @@ static int vecnet_rx_vnet_hdr(struct vecnet_dev *vn, struct sk_buff *skb,
 			      const struct virtio_net_hdr *vh)
 {
 	if (virtio_net_hdr_to_skb(skb, vh, virtio_legacy_is_little_endian())) {
-		vecnet_xstats_inc(vn, &vn->xstats.rx_encaps_errors);
+		vecnet_count_napi(vn, rx_encaps_errors);
 		return -EINVAL;
 	}
 	/*
@@ -276,7 +285,7 @@ static int vecnet_rx_vnet_hdr(struct vecnet_dev *vn, struct sk_buff *skb,
 	if ((vh->flags & VIRTIO_NET_HDR_F_DATA_VALID) &&
 	    !(vn->flags & VECNET_TF_NEGOTIATE)) {
 		skb->ip_summed = CHECKSUM_UNNECESSARY;
-		vecnet_xstats_inc(vn, &vn->xstats.rx_csum_offload_good);
+		vecnet_count_napi(vn, rx_csum_offload_good);
 	}
 	return 0;
 }
@@ -320,7 +329,7 @@ static void vecnet_rx_frame(struct vecnet_dev *vn, unsigned int i)
 	int extra = 0;
 
 	if (unlikely(h->msg_flags & MSG_TRUNC)) {
-		vecnet_xstats_inc(vn, &vn->xstats.rx_truncated);
+		vecnet_count_napi(vn, rx_truncated);
 		DEV_STATS_INC(dev, rx_length_errors);
 		vecnet_rx_drop(vn, i);
 		return;
@@ -347,7 +356,7 @@ static void vecnet_rx_frame(struct vecnet_dev *vn, unsigned int i)
 						     vn->rx.names + i * vn->name_len :
 						     NULL);
 		if (extra < 0 || len < vn->rx_hdr_len + extra + ETH_HLEN) {
-			vecnet_xstats_inc(vn, &vn->xstats.rx_encaps_errors);
+			vecnet_count_napi(vn, rx_encaps_errors);
 			vecnet_rx_drop(vn, i);
 			return;
 		}
@@ -360,7 +369,7 @@ static void vecnet_rx_frame(struct vecnet_dev *vn, unsigned int i)
 				     len - extra);
 		vecnet_rx_slot(vn, i);
 		if (unlikely(!skb)) {
-			vecnet_xstats_inc(vn, &vn->xstats.rx_alloc_failed);
+			vecnet_count_napi(vn, rx_alloc_failed);
 			dev_dstats_rx_dropped(dev);
 			return;
 		}
@@ -369,7 +378,7 @@ static void vecnet_rx_frame(struct vecnet_dev *vn, unsigned int i)
 		/* Refill first: without a fresh buffer the frame is dropped */
 		fresh = vecnet_rx_skb(vn, true);
 		if (unlikely(!fresh)) {
-			vecnet_xstats_inc(vn, &vn->xstats.rx_alloc_failed);
+			vecnet_count_napi(vn, rx_alloc_failed);
 			vecnet_rx_drop(vn, i);
 			return;
 		}
@@ -394,6 +403,7 @@ static void vecnet_rx_frame(struct vecnet_dev *vn, unsigned int i)
 
 static int vecnet_rx(struct vecnet_dev *vn, int budget)
 {
+	struct vecnet_xstats *xs;
 	bool eof = false;
 	int done = 0;
 
@@ -403,7 +413,7 @@ static int vecnet_rx(struct vecnet_dev *vn, int budget)
 		int ret, i;
 
 		ret = vecnet_recv_batch(vn, want);
-		vecnet_xstats_inc(vn, &vn->xstats.rx_kicks);
+		vecnet_count_napi(vn, rx_kicks);
 		if (ret == -EAGAIN || ret == 0)
 			break;
 		if (vn->conn && vecnet_peer_gone(vn, ret)) {
@@ -412,12 +422,13 @@ static int vecnet_rx(struct vecnet_dev *vn, int budget)
 		}
 		if (ret < 0) {
 			/* counted as work, so a stuck error cannot spin here */
-			vecnet_xstats_inc(vn, &vn->xstats.rx_transient_errors);
+			vecnet_count_napi(vn, rx_transient_errors);
 			done++;
 			continue;
 		}
-		vecnet_queue_sample(vn, &vn->xstats.rx_queue_max,
-				    &vn->xstats.rx_queue_running_average, ret);
+		xs = &vn->xstats[VECNET_XS_NAPI];
+		vecnet_queue_sample(xs, &xs->rx_queue_max,
+				    &xs->rx_queue_running_average, ret);
 		for (i = 0; i < ret; i++) {
 			/* a connection's end of file reads as empty records */
 			if (unlikely(!vn->rx.msgs[i].msg_len && vn->conn)) {
@@ -519,7 +530,7 @@ void vecnet_peer_lost(struct vecnet_dev *vn)
 	if (!netif_carrier_ok(vn->dev))
 		return;
 	netif_carrier_off(vn->dev);
-	vecnet_xstats_inc(vn, &vn->xstats.peer_lost);
+	vecnet_count_tx(vn, peer_lost);
 	netdev_info(vn->dev, "peer gone, carrier off\n");
 	/* without a carrier, the link check runs on its own schedule */
 	if (vn->transport->probe_peer)
@@ -543,6 +554,7 @@ static void vecnet_tx_flush(struct vecnet_dev *vn)
 {
 	struct vecnet_txq *tx = &vn->tx;
 	bool armed = READ_ONCE(vn->tx_blocked);
+	struct vecnet_xstats *xs;
 	unsigned int eintr = 0;
 
 	while (tx->count) {
@@ -552,27 +564,28 @@ static void vecnet_tx_flush(struct vecnet_dev *vn)
 		if (!vn->cfg.vec)
 			n = 1;
 		ret = vecnet_send_batch(vn, tx->head, n);
-		vecnet_xstats_inc(vn, &vn->xstats.tx_kicks);
+		vecnet_count_tx(vn, tx_kicks);
 		if (ret > 0) {
-			vecnet_queue_sample(vn, &vn->xstats.tx_queue_max,
-					    &vn->xstats.tx_queue_running_average,
+			xs = &vn->xstats[VECNET_XS_TX];
+			vecnet_queue_sample(xs, &xs->tx_queue_max,
+					    &xs->tx_queue_running_average,
 					    ret);
 			for (i = 0; i < ret; i++)
 				vecnet_tx_pop(vn, true);
 			if (armed) {
 				WRITE_ONCE(vn->tx_blocked, false);
 				armed = false;
-				vecnet_xstats_inc(vn,
-						  &vn->xstats.tx_restart_queue);
+				vecnet_count_tx(vn, tx_restart_queue);
 			}
 			vn->retry_ns = VECNET_RETRY_MIN_NS;
 			vn->link_backoff_ms = VECNET_LINK_MIN_MS;
 			continue;
 		}
 		if (ret == -EAGAIN || ret == -ENOBUFS) {
-			vecnet_xstats_inc(vn, ret == -EAGAIN ?
-					  &vn->xstats.tx_eagain :
-					  &vn->xstats.tx_enobufs);
+			if (ret == -EAGAIN)
+				vecnet_count_tx(vn, tx_eagain);
+			else
+				vecnet_count_tx(vn, tx_enobufs);
 			/*
 			 * Flag first, then try once more: a wakeup between
 			 * the failed send and the flag would otherwise be
@@ -587,7 +600,7 @@ static void vecnet_tx_flush(struct vecnet_dev *vn)
 			return;
 		}
 		if (ret == -EINTR || ret == -ECONNRESET) {
-			vecnet_xstats_inc(vn, &vn->xstats.tx_eintr);
+			vecnet_count_tx(vn, tx_eintr);
 			if (++eintr < VECNET_EINTR_TRIES)
 				continue;
 			WRITE_ONCE(vn->tx_blocked, true);
@@ -630,7 +643,7 @@ void vecnet_tx_queue_raw(struct vecnet_dev *vn, struct sk_buff *skb)
 	/* xmit counts on a free slot while the queue runs */
 	if (tx->count == vn->depth && !netif_queue_stopped(vn->dev)) {
 		netif_stop_queue(vn->dev);
-		vecnet_xstats_inc(vn, &vn->xstats.tx_flow_control_xoff);
+		vecnet_count_tx(vn, tx_flow_control_xoff);
 	}
 }
 
@@ -665,10 +678,9 @@ static netdev_tx_t vecnet_xmit(struct sk_buff *skb, struct net_device *dev)
 		DEV_STATS_INC(dev, tx_carrier_errors);
 		goto drop;
 	}
-	if (skb_shinfo(skb)->nr_frags)
-		vecnet_xstats_inc(vn, &vn->xstats.sg_ok);
-
 	spin_lock(&tx->lock);
+	if (skb_shinfo(skb)->nr_frags)
+		vecnet_count_tx(vn, sg_ok);
 	slot = (tx->head + tx->count) % vn->depth;
 	hdr = vecnet_nego_tx_hdr(vn, skb);
 	if (hdr < 0 || (hdr &&
@@ -693,7 +705,7 @@ static netdev_tx_t vecnet_xmit(struct sk_buff *skb, struct net_device *dev)
 			vecnet_tx_flush(vn);
 		if (tx->count == vn->depth) {
 			netif_stop_queue(dev);
-			vecnet_xstats_inc(vn, &vn->xstats.tx_flow_control_xoff);
+			vecnet_count_tx(vn, tx_flow_control_xoff);
 		}
 	} else if (!netdev_xmit_more() && !READ_ONCE(vn->tx_blocked)) {
 		u32 usecs = READ_ONCE(vn->tx_usecs);
@@ -772,13 +784,13 @@ static void vecnet_tx_timeout(struct net_device *dev, unsigned int txqueue)
 static void vecnet_count_events(struct vecnet_dev *vn, unsigned long ev)
 {
 	if (ev & BIT(VECNET_EV_WRITE))
-		vecnet_xstats_inc(vn, &vn->xstats.tx_write_wakeups);
+		vecnet_count_napi(vn, tx_write_wakeups);
 	if (ev & BIT(VECNET_EV_RETRY))
-		vecnet_xstats_inc(vn, &vn->xstats.tx_retry_timer);
+		vecnet_count_napi(vn, tx_retry_timer);
 	if (ev & BIT(VECNET_EV_COALESCE))
-		vecnet_xstats_inc(vn, &vn->xstats.tx_coalesce_timer);
+		vecnet_count_napi(vn, tx_coalesce_timer);
 	if (ev & BIT(VECNET_EV_TIMEOUT))
-		vecnet_xstats_inc(vn, &vn->xstats.tx_timeout_count);
+		vecnet_count_napi(vn, tx_timeout_count);
 }
 
 static int vecnet_poll(struct napi_struct *napi, int budget)
@@ -799,7 +811,7 @@ static int vecnet_poll(struct napi_struct *napi, int budget)
 	if (netif_queue_stopped(vn->dev) && tx->count < vn->depth &&
 	    netif_carrier_ok(vn->dev)) {
 		netif_wake_queue(vn->dev);
-		vecnet_xstats_inc(vn, &vn->xstats.tx_flow_control_xon);
+		vecnet_count_tx(vn, tx_flow_control_xon);
 	}
 	spin_unlock(&tx->lock);
 
@@ -864,15 +876,15 @@ static void vecnet_link_present(struct vecnet_dev *vn, bool restarted)
 	if (was_on && !vecnet_nego_carrier_ok(vn)) {
 		/* vnet=1: a peer that restarted must agree again first */
 		netif_carrier_off(dev);
-		vecnet_xstats_inc(vn, &vn->xstats.peer_back);
+		vecnet_count_link(vn, peer_back);
 		netdev_info(dev, "peer restarted, carrier off until it agrees to virtio-net headers\n");
 	} else if (!was_on && vecnet_nego_carrier_ok(vn)) {
 		netif_carrier_on(dev);
-		vecnet_xstats_inc(vn, &vn->xstats.peer_back);
+		vecnet_count_link(vn, peer_back);
 		netdev_info(dev, "peer back, carrier on\n");
 		schedule_delayed_work(&vn->announce_work, 0);
 	} else if (was_on && restarted) {
-		vecnet_xstats_inc(vn, &vn->xstats.peer_back);
+		vecnet_count_link(vn, peer_back);
 		netdev_info(dev, "peer restarted\n");
 		schedule_delayed_work(&vn->announce_work, 0);
 	}
@@ -1287,6 +1299,7 @@ static void vecnet_dev_init(struct net_device *dev,
 			    const struct vecnet_config *cfg)
 {
 	struct vecnet_dev *vn = netdev_priv(dev);
+	unsigned int i;
 
 	vn->dev = dev;
 	vn->cfg = *cfg;
@@ -1296,11 +1309,12 @@ static void vecnet_dev_init(struct net_device *dev,
 	vn->tx_fd = -1;
 	vn->depth = cfg->depth;
 	spin_lock_init(&vn->tx.lock);
-	u64_stats_init(&vn->xstats.syncp);
-	hrtimer_init(&vn->tx_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	vn->tx_timer.function = vecnet_tx_timer_fn;
-	hrtimer_init(&vn->retry_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	vn->retry_timer.function = vecnet_retry_timer_fn;
+	for (i = 0; i < VECNET_XS_NR; i++)
+		u64_stats_init(&vn->xstats[i].syncp);
+	hrtimer_setup(&vn->tx_timer, vecnet_tx_timer_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL);
+	hrtimer_setup(&vn->retry_timer, vecnet_retry_timer_fn,
+		      CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	INIT_DELAYED_WORK(&vn->link_work, vecnet_link_work);
 	INIT_DELAYED_WORK(&vn->announce_work, vecnet_announce_work);
 

@@ -82,7 +82,7 @@ static void vecnet_nego_restart(struct vecnet_dev *vn)
 	vn->nego_agreed = false;
 	vn->nego_tries = 1;
 	vecnet_nego_queue(vn, VECNET_NEGO_HELLO, VECNET_NEGO_F_VNET);
-	vecnet_xstats_inc(vn, &vn->xstats.nego_hello);
+	vecnet_count_tx(vn, nego_hello);
 }
 
 /* A (new) peer is there: start over in plain frames and say HELLO */
@@ -101,7 +101,7 @@ static void vecnet_nego_agreed(struct vecnet_dev *vn)
 	if (vn->nego_agreed)
 		return;
 	vn->nego_agreed = true;
-	vecnet_xstats_inc(vn, &vn->xstats.nego_agreed);
+	vecnet_count_tx(vn, nego_agreed);
 	netdev_info(vn->dev, "virtio-net headers agreed with the peer\n");
 	/* vnet=1 held the carrier back for this */
 	if (vn->vnet_want == VECNET_VNET_ON && !netif_carrier_ok(vn->dev))
@@ -122,7 +122,7 @@ bool vecnet_nego_rx(struct vecnet_dev *vn, const u8 *m, unsigned int len)
 	if (len != VECNET_NEGO_LEN || m[4] != VECNET_NEGO_VERSION ||
 	    (m[5] != VECNET_NEGO_HELLO && m[5] != VECNET_NEGO_MODE) ||
 	    !vecnet_nego_wanted(vn)) {
-		vecnet_xstats_inc(vn, &vn->xstats.rx_nego_bad);
+		vecnet_count_napi(vn, rx_nego_bad);
 		return true;
 	}
 	flags = get_unaligned_be16(m + 6);
@@ -162,7 +162,7 @@ void vecnet_nego_tick(struct vecnet_dev *vn)
 	if (!vn->nego_agreed && vn->nego_tries < VECNET_NEGO_TRIES) {
 		vn->nego_tries++;
 		vecnet_nego_queue(vn, VECNET_NEGO_HELLO, VECNET_NEGO_F_VNET);
-		vecnet_xstats_inc(vn, &vn->xstats.nego_hello);
+		vecnet_count_tx(vn, nego_hello);
 		said = vn->nego_tries == VECNET_NEGO_TRIES;
 	}
 	spin_unlock_bh(&vn->tx.lock);

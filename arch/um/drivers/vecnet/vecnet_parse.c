@@ -8,6 +8,7 @@
  * and the reason, and the device is not created.
  */
 
+#include <linux/hex.h>
 #include <linux/kernel.h>
 #include <linux/slab.h>
 #include <linux/string.h>

@@ -113,7 +113,7 @@ static int vecnet_raw_setup(struct vecnet_dev *vn,
 	struct vecnet_raw *raw;
 	int ret;
 
-	raw = kzalloc(sizeof(*raw), GFP_KERNEL);
+	raw = kzalloc_obj(*raw, GFP_KERNEL);
 	if (!raw) {
 		vecnet_err_set(err, "vec%u: out of memory", vn->cfg.index);
 		return -ENOMEM;

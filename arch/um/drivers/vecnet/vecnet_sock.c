@@ -47,7 +47,7 @@ static int vecnet_bess_setup(struct vecnet_dev *vn,
 	const char *src = vecnet_arg_str(args, "src");
 	struct vecnet_bess *bess;
 
-	bess = kzalloc(sizeof(*bess), GFP_KERNEL);
+	bess = kzalloc_obj(*bess, GFP_KERNEL);
 	if (!bess) {
 		vecnet_err_set(err, "vec%u: out of memory", vn->cfg.index);
 		return -ENOMEM;
@@ -198,7 +198,7 @@ static int vecnet_fd_setup(struct vecnet_dev *vn,
 			       vn->cfg.index, fd);
 		return -EPROTOTYPE;
 	}
-	vfd = kzalloc(sizeof(*vfd), GFP_KERNEL);
+	vfd = kzalloc_obj(*vfd, GFP_KERNEL);
 	if (!vfd) {
 		vecnet_err_set(err, "vec%u: out of memory", vn->cfg.index);
 		return -ENOMEM;

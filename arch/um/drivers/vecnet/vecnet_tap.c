@@ -37,7 +37,7 @@ static int vecnet_tap_setup(struct vecnet_dev *vn,
 {
 	struct vecnet_tap *tap;
 
-	tap = kzalloc(sizeof(*tap), GFP_KERNEL);
+	tap = kzalloc_obj(*tap, GFP_KERNEL);
 	if (!tap) {
 		vecnet_err_set(err, "vec%u: out of memory", vn->cfg.index);
 		return -ENOMEM;

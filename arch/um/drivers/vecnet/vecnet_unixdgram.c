@@ -49,7 +49,7 @@ static int vecnet_unixdgram_setup(struct vecnet_dev *vn,
 	struct vecnet_unixdgram *ud;
 	int n;
 
-	ud = kzalloc(sizeof(*ud), GFP_KERNEL);
+	ud = kzalloc_obj(*ud, GFP_KERNEL);
 	if (!ud) {
 		vecnet_err_set(err, "vec%u: out of memory", vn->cfg.index);
 		return -ENOMEM;

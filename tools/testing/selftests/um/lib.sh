@@ -56,12 +56,14 @@ require_cmd() {
 	done
 }
 
-# netns_add NAME: a namespace for this test only; removed on exit
+# netns_add NAME: a namespace for this test only; removed on exit.  It is
+# called as ns=$(netns_add NAME), in a subshell, so the name is recorded
+# in a file lib_cleanup reads, not in a variable the subshell would lose.
 netns_add() {
 	local ns="vecnet-$1-$$"
 
 	ip netns add "$ns" || return 1
-	TEST_NETNS+=("$ns")
+	echo "$ns" >>"$TEST_TMP/.netns"
 	ip -n "$ns" link set lo up
 	echo "$ns"
 }
@@ -111,10 +113,22 @@ lib_cleanup() {
 		[ -n "$(jobs -pr)" ] || break
 		sleep 0.1
 	done
+	if [ -f "$TEST_TMP/.netns" ]; then
+		mapfile -t -O "${#TEST_NETNS[@]}" TEST_NETNS <"$TEST_TMP/.netns"
+	fi
 	for ns in "${TEST_NETNS[@]}"; do
 		ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
 		ip netns del "$ns" 2>/dev/null
 	done
+	# Any kernel report (BUG, WARNING, lockdep, KASAN...) on the console of
+	# a guest this test booted fails the test, whatever it asserted
+	local consoles
+	mapfile -t consoles < <(find "$TEST_TMP" -name console.log 2>/dev/null)
+	if [ "${#consoles[@]}" -gt 0 ] &&
+	   ! "$VECNET_SRC/scripts/console-check" "${consoles[@]}"; then
+		echo "FAIL: a guest's kernel reported a problem on its console"
+		case $rc in 0 | "$ksft_skip") rc=$ksft_fail ;; esac
+	fi
 	# VECNET_KEEP=1 keeps the guests' consoles and outputs for a look
 	if [ "${VECNET_KEEP:-0}" = 1 ]; then
 		echo "# kept $TEST_TMP"

@@ -54,5 +54,36 @@ rc=$?
 [ "$rc" -eq 2 ] && [[ $out == *"does not exist"* ]]
 check_err $? "missing namespace: rc $rc, message '$out'"
 
+out=$("$UML_RUN" --cpus 0 -- true 2>&1)
+rc=$?
+[ "$rc" -eq 2 ] && [[ $out == *"--cpus"* ]]
+check_err $? "bad --cpus: rc $rc, message '$out'"
+
+# --cpus N gives an SMP kernel N CPUs; a kernel without SMP is refused
+# rather than booted with one
+if grep -qx CONFIG_SMP=y "$(dirname "$(readlink -f "$VMLINUX")")/.config"; then
+	guest cpus 60 --cpus 2 -- nproc
+	rc=$?
+	[ "$rc" -eq 0 ] && [ "$(cat "$TEST_TMP/cpus/output.log")" = 2 ]
+	check_err $? "--cpus 2: rc $rc, nproc '$(cat "$TEST_TMP/cpus/output.log")'"
+else
+	out=$("$UML_RUN" -k "$VMLINUX" --cpus 2 -- true 2>&1)
+	rc=$?
+	[ "$rc" -eq 2 ] && [[ $out == *"without SMP"* ]]
+	check_err $? "--cpus 2 on a kernel without SMP: rc $rc, message '$out'"
+fi
+
+# console-check finds a kernel report on a console and passes a clean
+# one (lib_cleanup fails every guest test on a report this way)
+"$VECNET_SRC/scripts/console-check" "$TEST_TMP/status/console.log" >/dev/null
+check_err $? "console-check saw a report on a clean console"
+guest warn 30 -- sh -c 'echo "<4>WARNING: CPU: 0 PID: 1 at test_harness.sh:1 probe" >/dev/kmsg'
+out=$("$VECNET_SRC/scripts/console-check" "$TEST_TMP/warn/console.log")
+rc=$?
+[ "$rc" -eq 1 ] && [[ $out == *"WARNING: CPU: 0 PID: 1 at test_harness.sh"* ]]
+check_err $? "console-check missed a WARNING: rc $rc, output '$out'"
+# (the planted report is not one lib_cleanup should fail this test on)
+rm -rf "$TEST_TMP/warn"
+
 log_test "guest harness"
 exit "$RET"
