@@ -22,8 +22,6 @@
 
 struct ucred;
 
-#define VS_VERSION		"0.1.0"
-
 #define ETH_HLEN_MIN		14	/* dst + src + ethertype */
 #define VS_MAX_FRAME_LIMIT	65535
 /* --vnet ports: the header, and a super-frame of 64 KiB with its L2 header */
