@@ -14,6 +14,10 @@
 #   make baseline   UML with the kernel's own vector driver (for bench)
 #   make fuzz       run every fuzz target (FUZZ_SECONDS each, default 60)
 #   make soak       10 minutes of traffic through the sanitized switch
+#   make man        the man pages, from Documentation/ (build/man/)
+#   make install    install what 'make' built (PREFIX, DESTDIR)
+#   make uninstall  remove what 'make install' installed
+#   make deb        Debian packages vecswitch and vecnet-uml (build/*.deb)
 #   make clean      remove build/
 
 BUILD := $(CURDIR)/build
@@ -23,7 +27,8 @@ KERNEL ?= $(DEFAULT_KERNEL)
 DEBUG_KERNEL := 7.3
 SELFTESTS := tools/testing/selftests
 # Test directories make check runs, in order
-TEST_DIRS := um drivers/net/vecnet drivers/net/vecswitch drivers/net/vecnet_demo
+TEST_DIRS := um drivers/net/vecnet drivers/net/vecswitch drivers/net/vecnet_demo \
+	drivers/net/vecnet_install
 # Then the driver's guest tests again on the debug kernel, two CPUs a
 # guest, and the other kernel series: it boots, its XSAVE state is right,
 # the driver builds clean there and a pair of guests talk
@@ -38,6 +43,13 @@ export VECNET_OTHER_VMLINUX := $(BUILD)/kernel-$(OTHER_KERNEL)/vmlinux
 export VECNET_OTHER_CPUS := 1
 export VECNET_OTHER_TESTS := test_harness.sh test_xstate.sh test_style.sh \
 	test_pair.sh
+
+# make install: where things go
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+VECNETLIBDIR ?= $(PREFIX)/lib/vecnet
+MANDIR ?= $(PREFIX)/share/man
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 
 export VECNET_SRC := $(CURDIR)
 export VECNET_BUILD := $(BUILD)
@@ -90,7 +102,60 @@ fuzz: tools
 soak: all
 	@scripts/soak.sh
 
+# --- man pages, install, packages ------------------------------------------
+MAN_PAGES := $(BUILD)/man/vecswitch.8 $(BUILD)/man/vecnet.7 $(BUILD)/man/vecnet-guest.1
+
+man: $(MAN_PAGES)
+
+$(BUILD)/man/%: scripts/mkman.sh
+	@mkdir -p $(@D)
+	@scripts/mkman.sh Documentation/networking/$(basename $(*F)).rst $@
+$(foreach m,$(MAN_PAGES),$(eval $(m): Documentation/networking/$(basename $(notdir $(m))).rst))
+
+# What install puts where; uninstall removes exactly these
+INSTALLED := $(BINDIR)/vecswitch $(BINDIR)/vecnet-guest $(VECNETLIBDIR)/vmlinux \
+	$(MANDIR)/man8/vecswitch.8 $(MANDIR)/man7/vecnet.7 \
+	$(MANDIR)/man1/vecnet-guest.1 $(SYSTEMDUNITDIR)/vecswitch.service
+
+# install takes what 'make' built and does not rebuild it (as root, from
+# a tree another user owns); the version is the one built into vecswitch
+install: $(BUILD)/vmlinux $(BUILD)/vecswitch man
+	@version=$$($(BUILD)/vecswitch --version) && version=$${version#vecswitch } && \
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(VECNETLIBDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 \
+		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(SYSTEMDUNITDIR) && \
+	install -m 755 $(BUILD)/vecswitch $(DESTDIR)$(BINDIR)/vecswitch && \
+	sed -e 's|^libdir=$$|libdir=$(VECNETLIBDIR)|' -e "s|^version=\$$|version=$$version|" \
+		scripts/vecnet-guest >$(DESTDIR)$(BINDIR)/vecnet-guest && \
+	chmod 755 $(DESTDIR)$(BINDIR)/vecnet-guest && \
+	install -m 755 $(BUILD)/vmlinux $(DESTDIR)$(VECNETLIBDIR)/vmlinux && \
+	install -m 644 $(BUILD)/man/vecswitch.8 $(DESTDIR)$(MANDIR)/man8/ && \
+	install -m 644 $(BUILD)/man/vecnet.7 $(DESTDIR)$(MANDIR)/man7/ && \
+	install -m 644 $(BUILD)/man/vecnet-guest.1 $(DESTDIR)$(MANDIR)/man1/ && \
+	sed -e 's|/usr/local/bin/vecswitch|$(BINDIR)/vecswitch|' \
+		tools/net/vecswitch/vecswitch.service >$(DESTDIR)$(SYSTEMDUNITDIR)/vecswitch.service && \
+	chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/vecswitch.service
+	@echo "  INSTALL $(DESTDIR)$(PREFIX): vecswitch, vecnet-guest, vmlinux, man pages, unit"
+
+$(BUILD)/vmlinux $(BUILD)/vecswitch:
+	@echo "install: $@ is missing: run 'make' first" >&2; exit 1
+
+# With DESTDIR (a staging tree) also the directories left empty go, up to
+# DESTDIR; on the live system only vecnet's own directory does
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(VECNETLIBDIR) 2>/dev/null
+ifneq ($(DESTDIR),)
+	@for d in $(sort $(dir $(INSTALLED))); do \
+		while [ "$$d" != / ] && rmdir "$(DESTDIR)$$d" 2>/dev/null; do \
+			d=$$(dirname "$$d"); done; done
+endif
+
+deb: all
+	@scripts/mkdeb.sh $(BUILD)
+
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps kernel baseline debug other-kernel tools check demo bench fuzz soak clean
+.PHONY: all deps kernel baseline debug other-kernel tools check demo bench fuzz soak clean \
+	man install uninstall deb

@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make deb: the packages vecswitch and vecnet-uml build from a copy of the
+# tree, lintian reports no error on them (it takes a few seconds), and
+# they install with apt-get from the files alone and purge cleanly.
+# Installed: the programs, man pages and unit are where Debian wants
+# them, the group vecnet exists, the unit passes systemd-analyze verify,
+# its ExecStart= command line runs as an unprivileged user in that group
+# (where systemd is not PID 1 to start it), and two guests from the
+# installed vecnet-guest ping each other through it, with the source
+# tree and build/ hidden.  The machine's packages and groups are as
+# before afterwards.
+
+here=$(dirname "$(readlink -f "$0")")
+# shellcheck source-path=SCRIPTDIR source=../../../um/lib.sh
+source "$here/../../../um/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=install_lib.sh
+source "$here/install_lib.sh"
+require_cmd dpkg-buildpackage dh lintian apt-get systemd-analyze nsenter unshare man
+[ "$(id -u)" -eq 0 ] || { echo "SKIP: installing packages needs root"; exit "$ksft_skip"; }
+for p in vecswitch vecnet-uml; do
+	if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'installed'; then
+		echo "SKIP: package $p is installed on this machine; this test would replace it"
+		exit "$ksft_skip"
+	fi
+done
+
+out=$("$VECNET_SRC/scripts/mkdeb.sh" "$VECNET_BUILD" 2>&1)
+check_err $? "make deb failed: $out"
+debs=("$VECNET_BUILD"/vecswitch_*.deb "$VECNET_BUILD"/vecnet-uml_*.deb)
+[ ${#debs[@]} -eq 2 ] && [ -f "${debs[0]}" ] && [ -f "${debs[1]}" ]
+check_err $? "make deb did not leave two packages in build/: ${debs[*]}"
+
+start=$SECONDS
+lint=$(lintian --tag-display-limit 0 "${debs[@]}" 2>&1)
+echo "# lintian took $((SECONDS - start)) s"
+! grep -q '^E: ' <<<"$lint"
+check_err $? "lintian errors: $(grep '^E: ' <<<"$lint")"
+
+had_group=0
+getent group vecnet >/dev/null && had_group=1
+# shellcheck disable=SC2317  # invoked through on_exit
+restore() {
+	dpkg -P vecswitch vecnet-uml >/dev/null 2>&1
+	[ "$had_group" = 1 ] || groupdel vecnet 2>/dev/null
+	true
+}
+on_exit restore
+out=$(DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${debs[@]}" 2>&1)
+check_err $? "apt-get install of the packages failed: $(tail -n 5 <<<"$out")"
+[ "$RET" -eq 0 ] || { log_test "make deb and apt-get install"; exit "$RET"; }
+
+for f in /usr/bin/vecswitch /usr/bin/vecnet-guest /usr/lib/vecnet/vmlinux; do
+	[ -x "$f" ]
+	check_err $? "$f is not installed"
+done
+for m in vecswitch vecnet vecnet-guest; do
+	out=$(MANWIDTH=80 man --warnings "$m" 2>&1 >/dev/null) && [ -z "$out" ]
+	check_err $? "man $m: $out"
+done
+[ "$(vecnet-guest --version | cut -d' ' -f2)" = "$(vecswitch --version | cut -d' ' -f2)" ]
+check_err $? "the installed versions differ"
+getent group vecnet >/dev/null
+check_err $? "the package did not create the group vecnet"
+unit=/lib/systemd/system/vecswitch.service
+out=$(systemd-analyze verify "$unit" 2>&1)
+[ -z "$out" ]
+check_err $? "systemd-analyze verify $unit: $out"
+
+ns=$(netns_add deb)
+hider_start "$ns" vecnet
+check_err $? "could not set up the namespaces"
+if [ -d /run/systemd/system ]; then
+	echo "# systemd runs here, but the test stays off the machine's services"
+fi
+unit_switch "$HIDER" "$unit" vecnet
+grep -q '^/usr/bin/vecswitch ' "$TEST_TMP/switch.cmd"
+check_err $? "ExecStart runs: $(cat "$TEST_TMP/switch.cmd")"
+wait_for 10 in_hider "$HIDER" test -S /run/vecswitch/switch.sock
+check_err $? "the unit's command line did not start: $(tail -n 3 "$TEST_TMP/switch.log")"
+guest_pair_ping "$HIDER" /usr/bin/vecnet-guest /run/vecswitch/switch.sock deb
+
+out=$(dpkg -P vecswitch vecnet-uml 2>&1)
+check_err $? "dpkg -P failed: $out"
+for f in /usr/bin/vecswitch /usr/bin/vecnet-guest /usr/lib/vecnet "$unit" \
+	/etc/systemd/system/multi-user.target.wants/vecswitch.service; do
+	[ ! -e "$f" ]
+	check_err $? "$f is still there after purge"
+done
+
+log_test "make deb, lintian, install, the unit's switch and guests, purge"
+exit "$RET"
