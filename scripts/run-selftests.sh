@@ -34,6 +34,36 @@ logdir=$build/selftests
 mkdir -p "$logdir"
 pass=0 fail=0 skip=0
 
+# What the tests leave behind: network namespaces, temporary files and
+# directories, and processes that carry this run's mark in their
+# environment.  Anything new at the end that matches is a leak, which
+# fails the run.  Marked processes are killed; namespaces and files are
+# only named, since a program other than this run may own them.  Another
+# test run on the same host (it holds the lock too) could leave things
+# that look like ours, so the check stands aside while one runs.
+leak_ns='(vecnet|vsw)-'
+leak_tmp='(vecnet-|vsw-|uml-run\.|qemu-initrd\.)'
+export VECNET_RUN_MARK=run-$$-$RANDOM
+exec 8>/tmp/.vecnet-selftests.lock
+flock -s 8
+leftovers() {
+	ip netns list 2>/dev/null | awk '{ print "netns " $1 }' | grep -E "^netns $leak_ns" || true
+	find /tmp -mindepth 1 -maxdepth 1 -printf 'tmp %f\n' | grep -E "^tmp $leak_tmp" || true
+	local f pid p
+	grep -lsxF "VECNET_RUN_MARK=$VECNET_RUN_MARK" --null-data /proc/[0-9]*/environ |
+	while read -r f; do
+		pid=${f#/proc/} pid=${pid%/environ} p=$pid
+		# this runner and what it runs now (this very check) are not leaks
+		while [ "$p" -gt 1 ] && [ "$p" != $$ ]; do
+			# gone meanwhile (this check's own short-lived commands)
+			p=$(awk '{ print $4 }' "/proc/$p/stat" 2>/dev/null) || p=$$
+			[ -n "$p" ] || p=$$
+		done
+		[ "$p" = $$ ] || echo "process $pid"
+	done
+}
+before=$(leftovers | sort)
+
 for arg in "$@"; do
 	dir=${arg%@*} tag=
 	[ "$dir" = "$arg" ] || tag=${arg##*@}
@@ -85,6 +115,29 @@ for arg in "$@"; do
 		fail=$((fail + 1))
 	fi
 done
+
+if flock -x -n 8; then
+	# a guest's processes may take a moment to go after its test ended
+	for _ in $(seq 50); do
+		left=$(comm -13 <(echo "$before") <(leftovers | sort))
+		[ -n "$left" ] || break
+		sleep 0.1
+	done
+	if [ -n "$left" ]; then
+		echo "run-selftests: the tests left behind:" >&2
+		while read -r what name; do
+			case $what in
+			netns) echo "  network namespace $name" >&2 ;;
+			tmp) echo "  /tmp/$name" >&2 ;;
+			process) echo "  process $name: $(tr '\0' ' ' 2>/dev/null </proc/"$name"/cmdline | cut -c1-100)" >&2
+				kill -KILL "$name" 2>/dev/null ;;
+			esac
+		done <<<"$left"
+		fail=$((fail + 1))
+	fi
+else
+	echo "run-selftests: another test run is active; leftovers not checked" >&2
+fi
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
