@@ -42,6 +42,9 @@ struct delayed_work { int unused; };
 struct net_device;
 struct sk_buff;
 
+/* the newest series the driver builds for: vecnet_compat.h adds nothing */
+#define KERNEL_VERSION(a, b, c)	(((a) << 16) + ((b) << 8) + (c))
+#define LINUX_VERSION_CODE	KERNEL_VERSION(7, 3, 0)
 #define U32_MAX			UINT32_MAX
 #define ETH_ALEN		6
 #define ETH_HLEN		14
