@@ -122,6 +122,13 @@ struct vs_port *vs_fdb_owner(struct vs_switch *sw, const uint8_t *mac)
 	return NULL;
 }
 
+/* A port may hold this many entries: a guest few, the uplink a LAN's */
+static bool fdb_port_full(const struct vs_switch *sw, const struct vs_port *p)
+{
+	return p->fdb_count >= (p->uplink ? sw->cfg.fdb_uplink_max :
+					    sw->cfg.fdb_port_max);
+}
+
 void vs_fdb_learn(struct vs_switch *sw, struct vs_port *p,
 		  const uint8_t *mac, uint16_t vlan)
 {
@@ -134,7 +141,7 @@ void vs_fdb_learn(struct vs_switch *sw, struct vs_port *p,
 	if (*link >= 0) {
 		e = &fdb->ent[*link];
 		if (e->port != p) {
-			if (!p->uplink && p->fdb_count >= sw->cfg.fdb_port_max) {
+			if (fdb_port_full(sw, p)) {
 				p->st.fdb_full++;
 				return;
 			}
@@ -151,8 +158,7 @@ void vs_fdb_learn(struct vs_switch *sw, struct vs_port *p,
 		return;
 	}
 
-	if (fdb->free_head < 0 ||
-	    (!p->uplink && p->fdb_count >= sw->cfg.fdb_port_max)) {
+	if (fdb->free_head < 0 || fdb_port_full(sw, p)) {
 		p->st.fdb_full++;
 		return;
 	}

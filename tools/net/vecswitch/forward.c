@@ -47,8 +47,11 @@ static bool mac_lock_ok(struct vs_switch *sw, struct vs_port *in,
 {
 	struct vs_port *owner;
 
-	if (!sw->cfg.mac_lock || in->uplink)
+	if (!sw->cfg.mac_lock)
 		return true;
+	/* a LAN has many MACs, but none of a guest that holds its own */
+	if (in->uplink)
+		return !vs_fdb_owner(sw, src);
 	if (in->locked)
 		return !memcmp(in->lock_mac, src, 6);
 	/* the first source MAC claims the port, unless another port holds it */

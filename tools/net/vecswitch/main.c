@@ -56,6 +56,7 @@ static void usage(FILE *f)
 "  --isolate            guests reach only the uplink\n"
 "  --fdb-max N          forwarding entries in total (default 4096)\n"
 "  --fdb-port-max N     forwarding entries per guest port (default 256)\n"
+"  --fdb-uplink-max N   forwarding entries of the --tap uplink (default 1024)\n"
 "  --queue N            frames queued per port (default 1024)\n"
 "  --max-ports N        ports at most (default 256)\n"
 "  --allow-uid LIST     only these users (names or ids, comma-separated)\n"
@@ -112,6 +113,7 @@ enum {
 	OPT_ISOLATE,
 	OPT_FDB_MAX,
 	OPT_FDB_PORT_MAX,
+	OPT_FDB_UPLINK_MAX,
 	OPT_QUEUE,
 	OPT_MAX_PORTS,
 	OPT_NO_URING,
@@ -139,6 +141,7 @@ static const struct option long_opts[] = {
 	{ "isolate",		no_argument,		NULL, OPT_ISOLATE },
 	{ "fdb-max",		required_argument,	NULL, OPT_FDB_MAX },
 	{ "fdb-port-max",	required_argument,	NULL, OPT_FDB_PORT_MAX },
+	{ "fdb-uplink-max",	required_argument,	NULL, OPT_FDB_UPLINK_MAX },
 	{ "queue",		required_argument,	NULL, OPT_QUEUE },
 	{ "max-ports",		required_argument,	NULL, OPT_MAX_PORTS },
 	{ "no-uring",		no_argument,		NULL, OPT_NO_URING },
@@ -312,6 +315,10 @@ static void parse_args(struct vs_config *cfg, int argc, char **argv)
 		case OPT_FDB_PORT_MAX:
 			cfg->fdb_port_max = parse_uint("--fdb-port-max", optarg,
 						       10, 1, 1 << 20);
+			break;
+		case OPT_FDB_UPLINK_MAX:
+			cfg->fdb_uplink_max = parse_uint("--fdb-uplink-max",
+							 optarg, 10, 1, 1 << 20);
 			break;
 		case OPT_QUEUE:
 			cfg->queue_len = parse_uint("--queue", optarg, 10, 1,
@@ -577,6 +584,7 @@ int main(int argc, char **argv)
 			.age		= 300,
 			.fdb_max	= 4096,
 			.fdb_port_max	= 256,
+			.fdb_uplink_max	= 1024,
 			.queue_len	= 1024,
 			.max_ports	= 256,
 			.unread_limit	= 4u << 20,

@@ -64,6 +64,7 @@ struct vs_config {
 	unsigned int age;		/* seconds, 0: entries never expire */
 	unsigned int fdb_max;
 	unsigned int fdb_port_max;
+	unsigned int fdb_uplink_max;	/* the same for the --tap uplink */
 	unsigned int queue_len;
 	unsigned int max_ports;
 	unsigned int unread_limit;	/* bytes; see tx_unread in forward.c */

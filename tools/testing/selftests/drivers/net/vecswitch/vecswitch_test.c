@@ -1672,6 +1672,25 @@ static int tap_up(const char *ifname)
 	return r;
 }
 
+/* A packet socket on the host side of tap ifname, or -1 */
+static int tap_packet_socket(const char *ifname)
+{
+	struct sockaddr_ll sll = { 0 };
+	int fd;
+
+	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
+	if (fd < 0)
+		return -1;
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = htons(ETH_P_ALL);
+	sll.sll_ifindex = if_nametoindex(ifname);
+	if (!sll.sll_ifindex || bind(fd, (struct sockaddr *)&sll, sizeof(sll))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* Next test frame on the packet socket (others on the wire are skipped). */
 static int pkt_recv(int fd, uint8_t *buf, size_t len, uint32_t tag)
 {
@@ -1691,7 +1710,6 @@ static int pkt_recv(int fd, uint8_t *buf, size_t len, uint32_t tag)
 
 TEST_F(vsw, tap_isolate)
 {
-	struct sockaddr_ll sll = { 0 };
 	uint8_t hmac[6];
 	int pfd, n, others;
 
@@ -1702,13 +1720,8 @@ TEST_F(vsw, tap_isolate)
 
 	START("--tap", "vswt0", "--isolate");
 	ASSERT_EQ(0, tap_up("vswt0"));
-	pfd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
+	pfd = tap_packet_socket("vswt0");
 	ASSERT_LE(0, pfd);
-	sll.sll_family = AF_PACKET;
-	sll.sll_protocol = htons(ETH_P_ALL);
-	sll.sll_ifindex = if_nametoindex("vswt0");
-	ASSERT_LT(0, sll.sll_ifindex);
-	ASSERT_EQ(0, bind(pfd, (struct sockaddr *)&sll, sizeof(sll)));
 	vsw_mac(hmac, 0x300);
 
 	GUEST(0);
@@ -1738,6 +1751,59 @@ TEST_F(vsw, tap_isolate)
 	close(pfd);
 }
 
+/*
+ * The uplink is held to --fdb-uplink-max entries, and under --mac-lock a
+ * host behind it cannot take the MAC a guest has locked: it loses the
+ * frame (rx_mac_lock) and the guest keeps its unicast.
+ */
+TEST_F(vsw, tap_limits)
+{
+	uint8_t hmac[6];
+	int pfd, n, i, others;
+
+	if (unshare(CLONE_NEWNET) < 0)
+		SKIP(return, "no network namespace (%s)", strerror(errno));
+	if (access("/dev/net/tun", R_OK | W_OK))
+		SKIP(return, "no /dev/net/tun");
+
+	START("--tap", "vswt0", "--mac-lock", "--fdb-uplink-max", "4");
+	ASSERT_EQ(0, tap_up("vswt0"));
+	pfd = tap_packet_socket("vswt0");
+	ASSERT_LE(0, pfd);
+
+	GUEST(0);
+	GUEST(1);
+	/* G0 is a port with its MAC locked; G1 too */
+	ASSERT_EQ(0, vsw_send(&self->s, G(0), vsw_bcast, 70, 60));
+	ASSERT_EQ(0, vsw_send(&self->s, G(1), vsw_bcast, 71, 60));
+	ASSERT_EQ(0, vsw_recv_until(G(0)->fd, 71, &others));
+
+	/* ten hosts behind the uplink: four are learned */
+	for (i = 0; i < 10; i++) {
+		vsw_mac(hmac, 0x400 + i);
+		n = vsw_frame(self->buf, vsw_bcast, hmac, 72 + i, 60);
+		ASSERT_EQ(n, send(pfd, self->buf, n, 0));
+		ASSERT_EQ(0, vsw_recv_until(G(0)->fd, 72 + i, &others));
+		ASSERT_EQ(0, vsw_recv_until(G(1)->fd, 72 + i, &others));
+	}
+	EXPECT_EQ(6, vsw_stat(&self->s, "vswt0", "fdb_full"));
+	vsw_mac(hmac, 0x400 + 3);
+	EXPECT_TRUE(vsw_fdb_has(&self->s, hmac));
+	vsw_mac(hmac, 0x400 + 4);
+	EXPECT_FALSE(vsw_fdb_has(&self->s, hmac));
+
+	/* a host sends with G0's MAC: dropped, G0 keeps its frames */
+	n = vsw_frame(self->buf, vsw_bcast, G(0)->mac, 90, 60);
+	ASSERT_EQ(n, send(pfd, self->buf, n, 0));
+	ASSERT_EQ(0, vsw_send(&self->s, G(1), vsw_bcast, 91, 60));
+	ASSERT_EQ(0, vsw_recv_until(G(0)->fd, 91, &others));
+	EXPECT_EQ(0, others);
+	EXPECT_EQ(1, vsw_stat(&self->s, "vswt0", "rx_mac_lock"));
+	ASSERT_EQ(0, vsw_send(&self->s, G(1), G(0)->mac, 92, 60));
+	ASSERT_EQ(0, vsw_recv_until(G(0)->fd, 92, &others));
+	close(pfd);
+}
+
 /* ---- command line ----------------------------------------------------------- */
 
 static char long_path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
@@ -1758,6 +1824,7 @@ TEST(bad_options)
 		{ { "--dgram", "/tmp/x", "--max-frame", "99999999" }, "--max-frame" },
 		{ { "--dgram", "/tmp/x", "--mode", "999" }, "--mode" },
 		{ { "--dgram", "/tmp/x", "--fdb-max", "0" }, "--fdb-max" },
+		{ { "--dgram", "/tmp/x", "--fdb-uplink-max", "0" }, "--fdb-uplink-max" },
 		{ { "--dgram", "/tmp/x", "--group", "no-such-group-here" }, "--group" },
 		{ { "--dgram", "/tmp/x", "--tap", "much-too-long-ifname" }, "--tap" },
 		{ { "--dgram", "/tmp/x", "stray" }, "stray" },
