@@ -11,7 +11,7 @@
 # 7.3 (build/kernel-6.12/vmlinux); build/vmlinux is always the default one.
 #   make demo       the guided tour
 #   make bench      benchmarks against the bundled driver (build/bench/)
-#   make baseline   UML with the kernel's own vector driver (for bench)
+#   make baseline   UML with the kernel's own vector driver, 7.3 and 6.12 (bench)
 #   make fuzz       run every fuzz target (FUZZ_SECONDS each, default 60)
 #   make soak       10 minutes of traffic through the sanitized switch
 #   make man        the man pages, from Documentation/ (build/man/)
@@ -71,8 +71,10 @@ ifeq ($(KERNEL),$(DEFAULT_KERNEL))
 	@ln -sfn kernel-$(KERNEL)/vmlinux $(BUILD)/vmlinux
 endif
 
+# The bundled driver on both series (bench compares them in one run)
 baseline: deps
 	@scripts/kbuild.sh -k $(KERNEL) -v baseline $(BUILD)
+	@scripts/kbuild.sh -k $(OTHER_KERNEL) -v baseline $(BUILD)
 
 debug: deps
 	@scripts/kbuild.sh -k $(DEBUG_KERNEL) -v debug $(BUILD)
@@ -90,7 +92,7 @@ check: all debug other-kernel
 demo: all
 	@scripts/demo.sh
 
-bench: all baseline
+bench: all baseline other-kernel
 	@scripts/deps.sh bench
 	@$(MAKE) -s -C tools/net/vswblast O=$(BUILD)
 	@scripts/bench.sh

@@ -19,7 +19,8 @@
 # throughput with idle guests attached, switch against --hub, and as a
 # control the most idle guests on a second switch), rate (port
 # to port forwarding with 2 idle ports: vecswitch, --hub, vde_switch),
-# vxlan (a pair on two "hosts" joined by VXLAN against the same pair on
+# kernels (tap both ways with 1 MiB reads, the bundled driver and ours, each
+# on 6.12 and on 7.3), vxlan (a pair on two "hosts" joined by VXLAN against the same pair on
 # one host), faults (a pair next to guests that are stopped, killed, or
 # lose the switch's socket file, each against the same load without the
 # fault).
@@ -45,7 +46,7 @@ vecswitch=$build/vecswitch
 runs=${RUNS:-3}
 secs=${SECS:-5}
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(rate transports tunnels g2g idle vxlan faults)
+[ ${#suites[@]} -gt 0 ] || suites=(rate transports tunnels g2g kernels idle vxlan faults)
 vswblast=$build/vswblast
 
 mkdir -p "$out"
@@ -275,8 +276,41 @@ transport_host() {
 	esac
 }
 
+# transport_runs SUITE T VARIANT KERNEL: RUNS flows each way between the
+# host and a guest of KERNEL on transport T, recorded as SUITE T-tx/-rx
+transport_runs() {
+	local suite=$1 t=$2 variant=$3 kernel=$4 dir flag len='' r bps vals spec gcpu
+
+	[ "$t" = tap-1M ] && len="-l 1M"
+	for dir in tx rx; do
+		flag=
+		[ "$dir" = rx ] && flag=-R
+		vals=() gcpu=()
+		for r in $(seq 1 "$runs"); do
+			say "$t $variant $dir run $r/$runs"
+			netns_fresh
+			spec=$(transport_host "${t%-1M}")
+			ip netns exec "$ns" iperf3 -s -1 -B 198.18.2.1 >/dev/null 2>&1 &
+			pids+=($!)
+			sleep 0.5
+			guest_bg "$t-$r" "$kernel" $((secs + 60)) \
+				"ip addr add 198.18.2.2/24 dev vec0 && ip link set vec0 up &&
+				 $(flow_client "iperf3 -c 198.18.2.1 -t $secs $flag $len -J >result.json")" \
+				-a "vec0:$spec"
+			flow_cpu "$work/$t-$r" "${pids[-1]}" "$t-$r"
+			wait "${pids[-1]}" || true
+			bps=$(bps_of "$work/$t-$r/result.json")
+			vals+=("$bps")
+			gcpu+=("$(per_gbit "${flow_used[0]}" "$bps")")
+		done
+		record "$suite" "$t-$dir" "$variant" bit/s \
+			"$(printf '%s\n' "${vals[@]}" | median)" "" "${vals[*]}" \
+			"$(median_of "${gcpu[@]}")"
+	done
+}
+
 bench_transports() {
-	local t kernel variant dir flag len r bps vals spec gcpu
+	local t
 
 	[ -x "$baseline" ] || die "no $baseline (run 'make baseline')"
 	# tap-1M: tap again with 1 MiB reads and writes (see the header)
@@ -285,36 +319,24 @@ bench_transports() {
 		tap|tap-1M|raw|hybrid) ;;
 		*) die "TRANSPORTS: no case '$t' (tap, tap-1M, raw, hybrid)" ;;
 		esac
-		len=
-		[ "$t" = tap-1M ] && len="-l 1M"
-		for variant in baseline ours; do
-			kernel=$ours
-			[ "$variant" = baseline ] && kernel=$baseline
-			for dir in tx rx; do
-				flag=
-				[ "$dir" = rx ] && flag=-R
-				vals=() gcpu=()
-				for r in $(seq 1 "$runs"); do
-					say "$t $variant $dir run $r/$runs"
-					netns_fresh
-					spec=$(transport_host "${t%-1M}")
-					ip netns exec "$ns" iperf3 -s -1 -B 198.18.2.1 >/dev/null 2>&1 &
-					pids+=($!)
-					sleep 0.5
-					guest_bg "$t-$r" "$kernel" $((secs + 60)) \
-						"ip addr add 198.18.2.2/24 dev vec0 && ip link set vec0 up &&
-						 $(flow_client "iperf3 -c 198.18.2.1 -t $secs $flag $len -J >result.json")" \
-						-a "vec0:$spec"
-					flow_cpu "$work/$t-$r" "${pids[-1]}" "$t-$r"
-					wait "${pids[-1]}" || true
-					bps=$(bps_of "$work/$t-$r/result.json")
-					vals+=("$bps")
-					gcpu+=("$(per_gbit "${flow_used[0]}" "$bps")")
-				done
-				record transports "$t-$dir" "$variant" bit/s \
-					"$(printf '%s\n' "${vals[@]}" | median)" "" "${vals[*]}" \
-					"$(median_of "${gcpu[@]}")"
-			done
+		transport_runs transports "$t" baseline "$baseline"
+		transport_runs transports "$t" ours "$ours"
+	done
+}
+
+# --- kernels: both drivers on each kernel series, in one run -----------
+# tap both ways with 1 MiB reads, the bundled driver and ours, on 6.12 and
+# on 7.3.  The bundled driver is built without SMP: with SMP it takes a
+# lock inside a queue tap never allocates when the device comes up.
+bench_kernels() {
+	local k v kernel
+
+	for k in 6.12 7.3; do
+		for v in bundled ours; do
+			kernel=$build/kernel-$k/vmlinux
+			[ "$v" = bundled ] && kernel=$build/baseline-$k/vmlinux
+			[ -x "$kernel" ] || die "no $kernel (make baseline other-kernel, or KERNEL=$k)"
+			transport_runs kernels tap-1M "$v-$k" "$kernel"
 		done
 	done
 }
@@ -765,8 +787,8 @@ bench_rate() {
 : >"$out/rate.jsonl"
 for s in "${suites[@]}"; do
 	case "$s" in
-	rate|transports|tunnels|g2g|idle|vxlan|faults) "bench_$s" ;;
-	*) die "unknown suite '$s' (rate, transports, tunnels, g2g, idle, vxlan, faults)" ;;
+	rate|transports|tunnels|g2g|kernels|idle|vxlan|faults) "bench_$s" ;;
+	*) die "unknown suite '$s' (rate, transports, tunnels, g2g, kernels, idle, vxlan, faults)" ;;
 	esac
 done
 
