@@ -66,6 +66,8 @@ const struct vs_stat_desc vs_sw_stat_desc[] = {
 	SW_STAT(accept_shed),
 	SW_STAT(ctl_refused),
 	SW_STAT(peer_repinned),
+	SW_STAT(user_ports_full),
+	SW_STAT(ports_aged),
 	SW_STAT(stream_bad_len),
 	SW_STAT(cred_refused),
 	SW_STAT(gso_frames),

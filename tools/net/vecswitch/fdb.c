@@ -122,11 +122,17 @@ struct vs_port *vs_fdb_owner(struct vs_switch *sw, const uint8_t *mac)
 	return NULL;
 }
 
-/* A port may hold this many entries: a guest few, the uplink a LAN's */
+/*
+ * A port may hold this many entries: a guest few, the uplink a LAN's;
+ * and the ports of one non-root user together --fdb-user-max.
+ */
 static bool fdb_port_full(const struct vs_switch *sw, const struct vs_port *p)
 {
-	return p->fdb_count >= (p->uplink ? sw->cfg.fdb_uplink_max :
-					    sw->cfg.fdb_port_max);
+	if (p->fdb_count >= (p->uplink ? sw->cfg.fdb_uplink_max :
+					  sw->cfg.fdb_port_max))
+		return true;
+	return p->has_owner && p->owner_uid &&
+	       vs_user_fdb_count(sw, p->owner_uid) >= sw->cfg.fdb_user_max;
 }
 
 void vs_fdb_learn(struct vs_switch *sw, struct vs_port *p,

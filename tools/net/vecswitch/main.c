@@ -57,6 +57,11 @@ static void usage(FILE *f)
 "  --fdb-max N          forwarding entries in total (default 4096)\n"
 "  --fdb-port-max N     forwarding entries per guest port (default 256)\n"
 "  --fdb-uplink-max N   forwarding entries of the --tap uplink (default 1024)\n"
+"  --max-user-ports N   ports one user other than root may hold (default 32)\n"
+"  --fdb-user-max N     forwarding entries one such user's ports may own\n"
+"                       (default 1024)\n"
+"  --port-age SECS      remove a datagram port silent that long (default 3600,\n"
+"                       0: never)\n"
 "  --queue N            frames queued per port (default 1024)\n"
 "  --max-ports N        ports at most (default 256)\n"
 "  --allow-uid LIST     only these users (names or ids, comma-separated)\n"
@@ -114,6 +119,9 @@ enum {
 	OPT_FDB_MAX,
 	OPT_FDB_PORT_MAX,
 	OPT_FDB_UPLINK_MAX,
+	OPT_MAX_USER_PORTS,
+	OPT_FDB_USER_MAX,
+	OPT_PORT_AGE,
 	OPT_QUEUE,
 	OPT_MAX_PORTS,
 	OPT_NO_URING,
@@ -142,6 +150,9 @@ static const struct option long_opts[] = {
 	{ "fdb-max",		required_argument,	NULL, OPT_FDB_MAX },
 	{ "fdb-port-max",	required_argument,	NULL, OPT_FDB_PORT_MAX },
 	{ "fdb-uplink-max",	required_argument,	NULL, OPT_FDB_UPLINK_MAX },
+	{ "max-user-ports",	required_argument,	NULL, OPT_MAX_USER_PORTS },
+	{ "fdb-user-max",	required_argument,	NULL, OPT_FDB_USER_MAX },
+	{ "port-age",		required_argument,	NULL, OPT_PORT_AGE },
 	{ "queue",		required_argument,	NULL, OPT_QUEUE },
 	{ "max-ports",		required_argument,	NULL, OPT_MAX_PORTS },
 	{ "no-uring",		no_argument,		NULL, OPT_NO_URING },
@@ -319,6 +330,18 @@ static void parse_args(struct vs_config *cfg, int argc, char **argv)
 		case OPT_FDB_UPLINK_MAX:
 			cfg->fdb_uplink_max = parse_uint("--fdb-uplink-max",
 							 optarg, 10, 1, 1 << 20);
+			break;
+		case OPT_MAX_USER_PORTS:
+			cfg->user_ports = parse_uint("--max-user-ports", optarg,
+						     10, 1, 65536);
+			break;
+		case OPT_FDB_USER_MAX:
+			cfg->fdb_user_max = parse_uint("--fdb-user-max", optarg,
+						       10, 1, 1 << 20);
+			break;
+		case OPT_PORT_AGE:
+			cfg->port_age = parse_uint("--port-age", optarg, 10, 0,
+						   86400 * 365);
 			break;
 		case OPT_QUEUE:
 			cfg->queue_len = parse_uint("--queue", optarg, 10, 1,
@@ -563,6 +586,7 @@ static void run(struct vs_switch *sw)
 		vs_flush_all(sw);
 		if (sw->now_ms >= sw->next_sweep_ms) {
 			vs_fdb_sweep(sw);
+			vs_port_age(sw);
 			vs_ctl_expire(sw);
 			if (sw->tap)
 				vs_tap_mtu(sw->tap);
@@ -585,6 +609,9 @@ int main(int argc, char **argv)
 			.fdb_max	= 4096,
 			.fdb_port_max	= 256,
 			.fdb_uplink_max	= 1024,
+			.user_ports	= 32,
+			.fdb_user_max	= 1024,
+			.port_age	= 3600,
 			.queue_len	= 1024,
 			.max_ports	= 256,
 			.unread_limit	= 4u << 20,

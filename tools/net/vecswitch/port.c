@@ -202,6 +202,59 @@ err_port:
 	return NULL;
 }
 
+/*
+ * Per-user shares: a non-root user holds at most --max-user-ports ports,
+ * and their ports own at most --fdb-user-max forwarding entries, so one
+ * user binding many names cannot take the switch from the others.  Root
+ * is not limited.
+ */
+bool vs_user_ports_full(struct vs_switch *sw, uint32_t uid)
+{
+	unsigned int i, n = 0;
+
+	if (!uid)
+		return false;
+	for (i = 0; i < sw->nports; i++) {
+		const struct vs_port *p = sw->ports[i];
+
+		if (p && !p->dead && p->has_owner && p->owner_uid == uid)
+			n++;
+	}
+	return n >= sw->cfg.user_ports;
+}
+
+unsigned int vs_user_fdb_count(const struct vs_switch *sw, uint32_t uid)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < sw->nports; i++) {
+		const struct vs_port *p = sw->ports[i];
+
+		if (p && !p->dead && p->has_owner && p->owner_uid == uid)
+			n += p->fdb_count;
+	}
+	return n;
+}
+
+/* Datagram ports that sent nothing for --port-age seconds go */
+void vs_port_age(struct vs_switch *sw)
+{
+	uint64_t limit = (uint64_t)sw->cfg.port_age * 1000;
+	unsigned int i;
+
+	if (!limit)
+		return;
+	for (i = 0; i < sw->nports; i++) {
+		struct vs_port *p = sw->ports[i];
+
+		if (p && !p->dead && p->type == VS_PORT_DGRAM &&
+		    sw->now_ms - p->seen_ms > limit) {
+			sw->st.ports_aged++;
+			vs_port_remove(sw, p, "idle for --port-age");
+		}
+	}
+}
+
 /* A dgram port that sends with headers shows as vnet */
 const char *vs_port_type_name(const struct vs_port *p)
 {
@@ -434,7 +487,13 @@ struct vs_port *vs_dgram_peer(struct vs_switch *sw,
 			refuse_addr(sw, addr, len, "the port belongs to another user");
 			return NULL;
 		}
+		p->seen_ms = sw->now_ms;
 		return p;
+	}
+	if (cred && vs_user_ports_full(sw, cred->uid)) {
+		sw->st.user_ports_full++;
+		refuse_addr(sw, addr, len, "its user holds --max-user-ports ports");
+		return NULL;
 	}
 	why = vs_peer_pin(sw, addr, len, cred, &pin);
 	if (why) {
@@ -452,6 +511,9 @@ struct vs_port *vs_dgram_peer(struct vs_switch *sw,
 	p->addr_hash = h;
 	p->vnet = vnet;
 	p->pin = pin;
+	p->has_owner = true;
+	p->owner_uid = pin.uid;
+	p->seen_ms = sw->now_ms;
 	return p;
 }
 
@@ -1073,6 +1135,7 @@ void vs_accept(struct vs_switch *sw, int lfd, enum vs_port_type type)
 
 	for (i = 0; i < ACCEPTS_PER_EVENT; i++) {
 		char name[VS_NAME_LEN];
+		struct vs_port *p;
 		struct ucred cred;
 		socklen_t clen = sizeof(cred);
 		int fd;
@@ -1098,10 +1161,21 @@ void vs_accept(struct vs_switch *sw, int lfd, enum vs_port_type type)
 			close(fd);
 			continue;
 		}
-		if (!vs_port_new(sw, type, fd, name)) {
+		if (clen && vs_user_ports_full(sw, cred.uid)) {
+			sw->st.user_ports_full++;
+			vs_log(sw, 1, "%s connection refused: %s holds --max-user-ports ports",
+			       port_type_name[type], name);
+			close(fd);
+			continue;
+		}
+		p = vs_port_new(sw, type, fd, name);
+		if (!p) {
 			vs_log(sw, 0, "%s connection refused: no free port",
 			       port_type_name[type]);
 			close(fd);
+		} else if (clen) {
+			p->has_owner = true;
+			p->owner_uid = cred.uid;
 		}
 	}
 }

@@ -65,6 +65,9 @@ struct vs_config {
 	unsigned int fdb_max;
 	unsigned int fdb_port_max;
 	unsigned int fdb_uplink_max;	/* the same for the --tap uplink */
+	unsigned int user_ports;	/* ports one non-root user may hold */
+	unsigned int fdb_user_max;	/* entries one non-root user's ports own */
+	unsigned int port_age;		/* s a dgram port may send nothing; 0: ever */
 	unsigned int queue_len;
 	unsigned int max_ports;
 	unsigned int unread_limit;	/* bytes; see tx_unread in forward.c */
@@ -183,6 +186,8 @@ struct vs_sw_stats {
 	uint64_t accept_shed;		/* connections closed: out of descriptors */
 	uint64_t ctl_refused;		/* control clients not allowed */
 	uint64_t peer_repinned;		/* ports that followed a guest's new socket */
+	uint64_t user_ports_full;	/* senders refused: their user's ports are full */
+	uint64_t ports_aged;		/* dgram ports removed after --port-age idle */
 	/*
 	 * Frame accounting: every frame meant for a port, and the sent,
 	 * dropped and queued frames of ports since removed. tx_wanted equals
@@ -252,6 +257,9 @@ struct vs_port {
 	size_t tx_off;			/* bytes of the head frame already written */
 
 	unsigned int fdb_count;
+	bool has_owner;			/* the user below is known */
+	uint32_t owner_uid;		/* dgram: SCM_CREDENTIALS; stream: SO_PEERCRED */
+	uint64_t seen_ms;		/* dgram: its last datagram */
 	struct vs_queue txq;
 	struct vs_port_stats st;
 };
@@ -395,6 +403,9 @@ struct vs_buf *vs_buf_new(const void *data, unsigned int len,
 			  const uint8_t *vnet, const struct vs_gso *gso);
 void vs_buf_drop_segs(struct vs_buf *b);
 void vs_buf_put(struct vs_buf *b);
+bool vs_user_ports_full(struct vs_switch *sw, uint32_t uid);
+unsigned int vs_user_fdb_count(const struct vs_switch *sw, uint32_t uid);
+void vs_port_age(struct vs_switch *sw);
 struct vs_port *vs_port_new(struct vs_switch *sw, enum vs_port_type type,
 			    int fd, const char *name);
 void vs_port_remove(struct vs_switch *sw, struct vs_port *p, const char *why);

@@ -1063,6 +1063,130 @@ TEST_F(vsw, allow_uid)
 	EXPECT_EQ(1, connect_as(self->s.stream, 4242));
 }
 
+/*
+ * A child that becomes uid 65534 and binds @n sockets in @dir, each of
+ * which sends one broadcast; the first then sends @extra more, each from
+ * a MAC of its own.  It stays (its sockets stay bound) until killed;
+ * returns its pid once it has sent everything, or -1.
+ */
+static pid_t user_senders(const struct vsw *s, const char *dir, int n,
+			  int extra)
+{
+	int pipefd[2], i, j;
+	char done;
+	pid_t pid;
+
+	if (pipe(pipefd) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		struct sockaddr_un sa;
+		uint8_t buf[128], mac[6];
+		char path[sizeof(sa.sun_path)];
+		int fd[8], alen;
+
+		close(pipefd[0]);
+		if (n > 8 || setgroups(0, NULL) < 0 ||
+		    setresgid(65534, 65534, 65534) < 0 ||
+		    setresuid(65534, 65534, 65534) < 0)
+			_exit(12);
+		for (i = 0; i < n; i++) {
+			fd[i] = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+			if (snprintf(path, sizeof(path), "%s/u%d.sock", dir,
+				     i) >= (int)sizeof(path))
+				_exit(15);
+			alen = vsw_addr(&sa, path);
+			if (fd[i] < 0 || bind(fd[i], (struct sockaddr *)&sa, alen))
+				_exit(10);
+			alen = vsw_addr(&sa, s->dgram);
+			if (connect(fd[i], (struct sockaddr *)&sa, alen) < 0)
+				_exit(11);
+			for (j = 0; j < 1 + (i ? 0 : extra); j++) {
+				size_t len;
+
+				vsw_mac(mac, 0xa00 + i * 64 + j);
+				len = vsw_frame(buf, vsw_bcast, mac, 0xa0 + j, 60);
+				if (send(fd[i], buf, len, 0) != (ssize_t)len)
+					_exit(13);
+			}
+		}
+		if (write(pipefd[1], "x", 1) != 1)
+			_exit(14);
+		pause();
+		_exit(0);
+	}
+	close(pipefd[1]);
+	i = read(pipefd[0], &done, 1);
+	close(pipefd[0]);
+	if (i != 1) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	return pid;
+}
+
+/*
+ * One user other than root holds at most --max-user-ports ports, and
+ * their ports together at most --fdb-user-max forwarding entries; root
+ * (the ordinary guests here) is not held back by what that user took.
+ */
+TEST_F(vsw, user_limits)
+{
+	char users[128], path[160];
+	pid_t pid;
+	int i;
+
+	START("--mode", "0666", "--max-user-ports", "3", "--fdb-user-max", "5");
+	users_dir(_metadata, &self->s, users, sizeof(users));
+	pid = user_senders(&self->s, users, 5, 10);
+	ASSERT_LT(0, pid);
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "user_ports_full") < 2);
+	EXPECT_EQ(2, vsw_stat(&self->s, NULL, "user_ports_full"));
+	for (i = 0; i < 5; i++) {
+		snprintf(path, sizeof(path), "%s/u%d.sock", users, i);
+		EXPECT_EQ(i < 3, vsw_has_port(&self->s, path));
+	}
+	/* u0 sent from eleven MACs first: five fit the user's entries */
+	snprintf(path, sizeof(path), "%s/u0.sock", users);
+	EXPECT_EQ(6, vsw_stat(&self->s, path, "fdb_full"));
+	/* and u1, a port of its own, finds the user's share taken */
+	snprintf(path, sizeof(path), "%s/u1.sock", users);
+	EXPECT_EQ(1, vsw_stat(&self->s, path, "fdb_full"));
+	/* root's guests still get ports and entries */
+	join(_metadata, self, 2);
+	EXPECT_TRUE(vsw_fdb_has(&self->s, G(1)->mac));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/* A datagram port silent for --port-age goes, and comes back when it sends */
+TEST_F(vsw, port_age)
+{
+	char name[108];
+	uint8_t buf[2048];
+	int others, i;
+
+	START("--port-age", "1");
+	join(_metadata, self, 2);
+	snprintf(name, sizeof(name), "%s", G(0)->path);
+	/* G1 keeps talking, G0 falls silent (but reads what comes) */
+	for (i = 0; i < 50 && vsw_has_port(&self->s, name); i++) {
+		ASSERT_EQ(0, vsw_send(&self->s, G(1), vsw_bcast, 0x30, 60));
+		while (recv(G(0)->fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+			;
+		vsw_pause_ms(100);
+	}
+	EXPECT_FALSE(vsw_has_port(&self->s, name));
+	EXPECT_LE(1, vsw_stat(&self->s, NULL, "ports_aged"));
+	EXPECT_TRUE(vsw_has_port(&self->s, G(1)->path));
+	ASSERT_EQ(0, vsw_send(&self->s, G(0), vsw_bcast, 0x31, 60));
+	ASSERT_EQ(0, vsw_recv_until(G(1)->fd, 0x31, &others));
+	EXPECT_TRUE(vsw_has_port(&self->s, name));
+}
+
 /* Without --allow-*, anyone who can reach the socket may send. */
 TEST_F(vsw, allow_uid_off)
 {
@@ -1825,6 +1949,8 @@ TEST(bad_options)
 		{ { "--dgram", "/tmp/x", "--mode", "999" }, "--mode" },
 		{ { "--dgram", "/tmp/x", "--fdb-max", "0" }, "--fdb-max" },
 		{ { "--dgram", "/tmp/x", "--fdb-uplink-max", "0" }, "--fdb-uplink-max" },
+		{ { "--dgram", "/tmp/x", "--max-user-ports", "0" }, "--max-user-ports" },
+		{ { "--dgram", "/tmp/x", "--port-age", "x" }, "--port-age" },
 		{ { "--dgram", "/tmp/x", "--group", "no-such-group-here" }, "--group" },
 		{ { "--dgram", "/tmp/x", "--tap", "much-too-long-ifname" }, "--tap" },
 		{ { "--dgram", "/tmp/x", "stray" }, "stray" },
