@@ -68,6 +68,8 @@ const struct vs_stat_desc vs_sw_stat_desc[] = {
 	SW_STAT(peer_repinned),
 	SW_STAT(user_ports_full),
 	SW_STAT(ports_aged),
+	SW_STAT(mem_bytes),
+	SW_STAT(mem_refused),
 	SW_STAT(stream_bad_len),
 	SW_STAT(cred_refused),
 	SW_STAT(gso_frames),
@@ -259,6 +261,7 @@ static void report_stats(struct vs_switch *sw, struct sbuf *sb, bool json)
 	bool first = true;
 	unsigned int i, k;
 
+	vs_buf_account(&sw->st);
 	if (json) {
 		sb_printf(sb, "{\"switch\":{\"io\":\"%s\",\"fdb_entries\":%u",
 			  sw->io->name, sw->fdb.count);

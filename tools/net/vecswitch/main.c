@@ -62,6 +62,7 @@ static void usage(FILE *f)
 "                       (default 1024)\n"
 "  --port-age SECS      remove a datagram port silent that long (default 3600,\n"
 "                       0: never)\n"
+"  --max-memory MIB     frame memory of all queues together (default 256)\n"
 "  --queue N            frames queued per port (default 1024)\n"
 "  --max-ports N        ports at most (default 256)\n"
 "  --allow-uid LIST     only these users (names or ids, comma-separated)\n"
@@ -122,6 +123,7 @@ enum {
 	OPT_MAX_USER_PORTS,
 	OPT_FDB_USER_MAX,
 	OPT_PORT_AGE,
+	OPT_MAX_MEMORY,
 	OPT_QUEUE,
 	OPT_MAX_PORTS,
 	OPT_NO_URING,
@@ -153,6 +155,7 @@ static const struct option long_opts[] = {
 	{ "max-user-ports",	required_argument,	NULL, OPT_MAX_USER_PORTS },
 	{ "fdb-user-max",	required_argument,	NULL, OPT_FDB_USER_MAX },
 	{ "port-age",		required_argument,	NULL, OPT_PORT_AGE },
+	{ "max-memory",		required_argument,	NULL, OPT_MAX_MEMORY },
 	{ "queue",		required_argument,	NULL, OPT_QUEUE },
 	{ "max-ports",		required_argument,	NULL, OPT_MAX_PORTS },
 	{ "no-uring",		no_argument,		NULL, OPT_NO_URING },
@@ -342,6 +345,10 @@ static void parse_args(struct vs_config *cfg, int argc, char **argv)
 		case OPT_PORT_AGE:
 			cfg->port_age = parse_uint("--port-age", optarg, 10, 0,
 						   86400 * 365);
+			break;
+		case OPT_MAX_MEMORY:
+			cfg->max_memory = parse_uint("--max-memory", optarg, 10,
+						     1, 1 << 20);
 			break;
 		case OPT_QUEUE:
 			cfg->queue_len = parse_uint("--queue", optarg, 10, 1,
@@ -612,6 +619,7 @@ int main(int argc, char **argv)
 			.user_ports	= 32,
 			.fdb_user_max	= 1024,
 			.port_age	= 3600,
+			.max_memory	= 256,
 			.queue_len	= 1024,
 			.max_ports	= 256,
 			.unread_limit	= 4u << 20,
@@ -628,6 +636,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "ctl"))
 		return vs_ctl_client(argc - 1, argv + 1);
 	parse_args(&sw.cfg, argc, argv);
+	vs_buf_set_limit((size_t)sw.cfg.max_memory << 20);
 	if (vs_fd_budget(&sw.cfg) < 0)
 		return 1;
 	sw.spare_fd = vs_spare_open();

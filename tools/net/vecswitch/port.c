@@ -31,12 +31,36 @@
 
 /* ---- frame buffers and queues ---------------------------------------- */
 
+/*
+ * Frame memory of the whole switch, against --max-memory: each port's
+ * queue is bounded, but 256 queues of 1024 super-frames would be 16 GiB.
+ */
+static size_t buf_bytes, buf_limit = SIZE_MAX;
+static uint64_t buf_refused;
+
+void vs_buf_set_limit(size_t bytes)
+{
+	buf_limit = bytes;
+}
+
+void vs_buf_account(struct vs_sw_stats *st)
+{
+	st->mem_bytes = buf_bytes;
+	st->mem_refused = buf_refused;
+}
+
 struct vs_buf *vs_buf_alloc(unsigned int len)
 {
-	struct vs_buf *b = malloc(sizeof(*b) + len);
+	struct vs_buf *b;
 
+	if (len > buf_limit - buf_bytes) {
+		buf_refused++;
+		return NULL;
+	}
+	b = malloc(sizeof(*b) + len);
 	if (!b)
 		return NULL;
+	buf_bytes += len;
 	memset(b, 0, sizeof(*b));
 	b->refcnt = 1;
 	b->len = len;
@@ -80,6 +104,7 @@ void vs_buf_put(struct vs_buf *b)
 	if (--b->refcnt)
 		return;
 	vs_buf_drop_segs(b);
+	buf_bytes -= b->len;
 	free(b);
 }
 

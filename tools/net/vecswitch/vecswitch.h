@@ -68,6 +68,7 @@ struct vs_config {
 	unsigned int user_ports;	/* ports one non-root user may hold */
 	unsigned int fdb_user_max;	/* entries one non-root user's ports own */
 	unsigned int port_age;		/* s a dgram port may send nothing; 0: ever */
+	unsigned int max_memory;	/* MiB of frames queued in all */
 	unsigned int queue_len;
 	unsigned int max_ports;
 	unsigned int unread_limit;	/* bytes; see tx_unread in forward.c */
@@ -188,6 +189,8 @@ struct vs_sw_stats {
 	uint64_t peer_repinned;		/* ports that followed a guest's new socket */
 	uint64_t user_ports_full;	/* senders refused: their user's ports are full */
 	uint64_t ports_aged;		/* dgram ports removed after --port-age idle */
+	uint64_t mem_bytes;		/* frame memory in use (vs_buf_account) */
+	uint64_t mem_refused;		/* frames dropped: --max-memory reached */
 	/*
 	 * Frame accounting: every frame meant for a port, and the sent,
 	 * dropped and queued frames of ports since removed. tx_wanted equals
@@ -399,6 +402,8 @@ int vs_epoll_add(struct vs_switch *sw, int fd, uint64_t tag, uint32_t events);
 
 /* port.c */
 struct vs_buf *vs_buf_alloc(unsigned int len);
+void vs_buf_set_limit(size_t bytes);
+void vs_buf_account(struct vs_sw_stats *st);
 struct vs_buf *vs_buf_new(const void *data, unsigned int len,
 			  const uint8_t *vnet, const struct vs_gso *gso);
 void vs_buf_drop_segs(struct vs_buf *b);

@@ -1187,6 +1187,34 @@ TEST_F(vsw, port_age)
 	EXPECT_TRUE(vsw_has_port(&self->s, name));
 }
 
+/*
+ * --max-memory bounds the frames queued in all: a guest that does not
+ * read cannot make the switch hold more, what does not fit is dropped
+ * and counted, and once the guest reads, frames flow again.
+ */
+TEST_F(vsw, max_memory)
+{
+	uint8_t buf[16384];
+	int i, others;
+
+	START("--max-memory", "1");
+	join(_metadata, self, 2);
+	for (i = 0; i < 200; i++)
+		ASSERT_EQ(0, vsw_send(&self->s, G(1), G(0)->mac, 0x100 + i, 9000));
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "mem_refused") < 1);
+	EXPECT_LT(0, vsw_stat(&self->s, NULL, "mem_refused"));
+	EXPECT_GE(1 << 20, vsw_stat(&self->s, NULL, "mem_bytes"));
+	/* G0 reads everything: the memory is given back */
+	for (i = 0; i < 500 && vsw_stat(&self->s, NULL, "mem_bytes") > 0; i++) {
+		while (recv(G(0)->fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+			;
+		vsw_pause_ms(10);
+	}
+	EXPECT_EQ(0, vsw_stat(&self->s, NULL, "mem_bytes"));
+	ASSERT_EQ(0, vsw_send(&self->s, G(1), G(0)->mac, 0x400, 9000));
+	ASSERT_EQ(0, vsw_recv_until(G(0)->fd, 0x400, &others));
+}
+
 /* Without --allow-*, anyone who can reach the socket may send. */
 TEST_F(vsw, allow_uid_off)
 {
@@ -1951,6 +1979,7 @@ TEST(bad_options)
 		{ { "--dgram", "/tmp/x", "--fdb-uplink-max", "0" }, "--fdb-uplink-max" },
 		{ { "--dgram", "/tmp/x", "--max-user-ports", "0" }, "--max-user-ports" },
 		{ { "--dgram", "/tmp/x", "--port-age", "x" }, "--port-age" },
+		{ { "--dgram", "/tmp/x", "--max-memory", "0" }, "--max-memory" },
 		{ { "--dgram", "/tmp/x", "--group", "no-such-group-here" }, "--group" },
 		{ { "--dgram", "/tmp/x", "--tap", "much-too-long-ifname" }, "--tap" },
 		{ { "--dgram", "/tmp/x", "stray" }, "stray" },
