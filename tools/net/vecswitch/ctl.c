@@ -34,6 +34,7 @@ const struct vs_stat_desc vs_port_stat_desc[] = {
 	PORT_STAT(rx_oversize),
 	PORT_STAT(rx_bad_src),
 	PORT_STAT(rx_mac_lock),
+	PORT_STAT(rx_storm),
 	PORT_STAT(rx_bad_len),
 	PORT_STAT(rx_bad_vnet),
 	PORT_STAT(rx_gso),

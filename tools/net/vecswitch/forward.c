@@ -42,6 +42,29 @@ static bool may_reach(const struct vs_switch *sw, const struct vs_port *in,
 	return !sw->cfg.isolate || in->uplink || out->uplink;
 }
 
+/*
+ * Storm control: a port may flood --bcast-limit broadcast or multicast
+ * frames a second (a token bucket as deep as a second's worth); past
+ * that they are dropped (rx_storm).  The uplink is not held to it.
+ */
+static bool flood_ok(struct vs_switch *sw, struct vs_port *in)
+{
+	uint64_t rate = sw->cfg.bcast_limit;
+
+	if (!rate || in->uplink)
+		return true;
+	if (sw->now_ms > in->bcast_ms) {
+		in->bcast_tokens += (sw->now_ms - in->bcast_ms) * rate / 1000;
+		if (in->bcast_tokens > rate)
+			in->bcast_tokens = rate;
+		in->bcast_ms = sw->now_ms;
+	}
+	if (!in->bcast_tokens)
+		return false;
+	in->bcast_tokens--;
+	return true;
+}
+
 static bool mac_lock_ok(struct vs_switch *sw, struct vs_port *in,
 			const uint8_t *src)
 {
@@ -178,6 +201,10 @@ static void forward(struct vs_switch *sw, struct vs_port *in,
 	}
 	if (!mac_lock_ok(sw, in, src)) {
 		in->st.rx_mac_lock++;
+		return;
+	}
+	if (mac_is_multicast(dst) && !flood_ok(sw, in)) {
+		in->st.rx_storm++;
 		return;
 	}
 	in->st.rx_frames++;

@@ -145,7 +145,8 @@ int vs_vnet_parse(const uint8_t *hdr, const uint8_t *frame, unsigned int len,
 	/* every segment must fit the ports that take them */
 	if (hlen + (g->gso_size < payload ? g->gso_size : payload) > max_frame)
 		return -1;
-	if ((payload + g->gso_size - 1) / g->gso_size > VS_GSO_MAX_SEGS)
+	if ((payload + g->gso_size - 1) / g->gso_size > VS_GSO_MAX_SEGS ||
+	    g->gso_size < VS_GSO_MIN_SIZE)
 		return -1;
 	g->l3 = l3;
 	g->l4 = l4;

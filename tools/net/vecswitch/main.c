@@ -63,6 +63,8 @@ static void usage(FILE *f)
 "  --port-age SECS      remove a datagram port silent that long (default 3600,\n"
 "                       0: never)\n"
 "  --max-memory MIB     frame memory of all queues together (default 256)\n"
+"  --bcast-limit N      broadcast/multicast frames a second a guest port may\n"
+"                       send (default 10000, 0: no limit)\n"
 "  --queue N            frames queued per port (default 1024)\n"
 "  --max-ports N        ports at most (default 256)\n"
 "  --allow-uid LIST     only these users (names or ids, comma-separated)\n"
@@ -124,6 +126,7 @@ enum {
 	OPT_FDB_USER_MAX,
 	OPT_PORT_AGE,
 	OPT_MAX_MEMORY,
+	OPT_BCAST_LIMIT,
 	OPT_QUEUE,
 	OPT_MAX_PORTS,
 	OPT_NO_URING,
@@ -156,6 +159,7 @@ static const struct option long_opts[] = {
 	{ "fdb-user-max",	required_argument,	NULL, OPT_FDB_USER_MAX },
 	{ "port-age",		required_argument,	NULL, OPT_PORT_AGE },
 	{ "max-memory",		required_argument,	NULL, OPT_MAX_MEMORY },
+	{ "bcast-limit",	required_argument,	NULL, OPT_BCAST_LIMIT },
 	{ "queue",		required_argument,	NULL, OPT_QUEUE },
 	{ "max-ports",		required_argument,	NULL, OPT_MAX_PORTS },
 	{ "no-uring",		no_argument,		NULL, OPT_NO_URING },
@@ -349,6 +353,10 @@ static void parse_args(struct vs_config *cfg, int argc, char **argv)
 		case OPT_MAX_MEMORY:
 			cfg->max_memory = parse_uint("--max-memory", optarg, 10,
 						     1, 1 << 20);
+			break;
+		case OPT_BCAST_LIMIT:
+			cfg->bcast_limit = parse_uint("--bcast-limit", optarg,
+						      10, 0, 1 << 24);
 			break;
 		case OPT_QUEUE:
 			cfg->queue_len = parse_uint("--queue", optarg, 10, 1,
@@ -620,6 +628,7 @@ int main(int argc, char **argv)
 			.fdb_user_max	= 1024,
 			.port_age	= 3600,
 			.max_memory	= 256,
+			.bcast_limit	= 10000,
 			.queue_len	= 1024,
 			.max_ports	= 256,
 			.unread_limit	= 4u << 20,

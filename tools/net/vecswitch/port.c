@@ -197,6 +197,8 @@ struct vs_port *vs_port_new(struct vs_switch *sw, enum vs_port_type type,
 	}
 	p->id = ++sw->next_id;
 	p->slot = slot;
+	p->bcast_tokens = sw->cfg.bcast_limit;
+	p->bcast_ms = sw->now_ms;
 	p->type = type;
 	p->fd = fd;
 	p->probe_fd = -1;

@@ -28,6 +28,8 @@ struct ucred;
 #define VS_VNET_HDR_LEN		10
 #define VS_VNET_FRAME_MAX	(65536 + 18)
 #define VS_GSO_MAX_SEGS		1024
+/* Smaller segments would make a 64 KiB super-frame hundreds of frames */
+#define VS_GSO_MIN_SIZE		256
 #define VS_BATCH		64	/* frames per recvmmsg/sendmmsg */
 /* header negotiation on the --dgram socket (nego.c): 12 bytes */
 #define VS_NEGO_LEN		12
@@ -69,6 +71,7 @@ struct vs_config {
 	unsigned int fdb_user_max;	/* entries one non-root user's ports own */
 	unsigned int port_age;		/* s a dgram port may send nothing; 0: ever */
 	unsigned int max_memory;	/* MiB of frames queued in all */
+	unsigned int bcast_limit;	/* flooded frames/s a guest port may send */
 	unsigned int queue_len;
 	unsigned int max_ports;
 	unsigned int unread_limit;	/* bytes; see tx_unread in forward.c */
@@ -142,6 +145,7 @@ struct vs_port_stats {
 	uint64_t rx_oversize;
 	uint64_t rx_bad_src;
 	uint64_t rx_mac_lock;
+	uint64_t rx_storm;		/* floods past --bcast-limit */
 	uint64_t rx_bad_len;
 	uint64_t rx_bad_vnet;
 	uint64_t rx_gso;
@@ -263,6 +267,8 @@ struct vs_port {
 	bool has_owner;			/* the user below is known */
 	uint32_t owner_uid;		/* dgram: SCM_CREDENTIALS; stream: SO_PEERCRED */
 	uint64_t seen_ms;		/* dgram: its last datagram */
+	uint64_t bcast_tokens;		/* --bcast-limit bucket, and its last fill */
+	uint64_t bcast_ms;
 	struct vs_queue txq;
 	struct vs_port_stats st;
 };

@@ -147,6 +147,8 @@ def malformed():
     hl, cs = 54, 34
     return [
         ("gso_size 0", vnet_hdr(1, GSO_TCPV4, hl, 0, cs, 16) + frame),
+        ("gso_size 200, under the switch's floor of 256",
+         vnet_hdr(1, GSO_TCPV4, hl, 200, cs, 16) + frame),
         ("hdr_len beyond the frame",
          vnet_hdr(1, GSO_TCPV4, len(frame) + 1, 1000, cs, 16) + frame),
         ("UFO, an unknown gso type", vnet_hdr(1, GSO_UDP, hl, 1000, cs, 6) + frame),

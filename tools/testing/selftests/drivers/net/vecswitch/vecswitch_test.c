@@ -1215,6 +1215,34 @@ TEST_F(vsw, max_memory)
 	ASSERT_EQ(0, vsw_recv_until(G(0)->fd, 0x400, &others));
 }
 
+/*
+ * Storm control: a guest flooding broadcasts gets --bcast-limit a second
+ * through (a second's worth at once), the rest are dropped (rx_storm);
+ * its unicast is not held back.
+ */
+TEST_F(vsw, bcast_limit)
+{
+	int i, got = 0, others;
+	uint8_t buf[2048];
+	long long storm;
+
+	START("--bcast-limit", "50");
+	join(_metadata, self, 2);
+	for (i = 0; i < 300; i++)
+		ASSERT_EQ(0, vsw_send(&self->s, G(0), vsw_bcast, 0x200 + i, 60));
+	ASSERT_EQ(0, vsw_send(&self->s, G(0), G(1)->mac, 0x500, 60));
+	ASSERT_EQ(0, vsw_recv_until(G(1)->fd, 0x500, &others));
+	while (recv(G(1)->fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		others++;
+	got = others;
+	storm = vsw_stat(&self->s, G(0)->path, "rx_storm");
+	/* the bucket started full (50, less the join's announce), and
+	 * refilled at 50/s while the burst went out */
+	EXPECT_GE(100, got);
+	EXPECT_LE(20, got);
+	EXPECT_EQ(300 - got, storm);
+}
+
 /* Without --allow-*, anyone who can reach the socket may send. */
 TEST_F(vsw, allow_uid_off)
 {
@@ -1980,6 +2008,7 @@ TEST(bad_options)
 		{ { "--dgram", "/tmp/x", "--max-user-ports", "0" }, "--max-user-ports" },
 		{ { "--dgram", "/tmp/x", "--port-age", "x" }, "--port-age" },
 		{ { "--dgram", "/tmp/x", "--max-memory", "0" }, "--max-memory" },
+		{ { "--dgram", "/tmp/x", "--bcast-limit", "-1" }, "--bcast-limit" },
 		{ { "--dgram", "/tmp/x", "--group", "no-such-group-here" }, "--group" },
 		{ { "--dgram", "/tmp/x", "--tap", "much-too-long-ifname" }, "--tap" },
 		{ { "--dgram", "/tmp/x", "stray" }, "stray" },
