@@ -84,6 +84,11 @@ static int vecnet_raw_load_prog(struct vecnet_dev *vn, struct vecnet_raw *raw,
 		return -ENOMEM;
 	}
 	len = vecnet_user_read_file(path, buf, max + 1);
+	if (len == -ESPIPE) {
+		vecnet_err_set(err, "vec%u: option 'bpffile': %s is not a regular file",
+			       vn->cfg.index, path);
+		goto bad;
+	}
 	if (len < 0) {
 		vecnet_err_set(err, "vec%u: option 'bpffile': cannot read %s: error %d",
 			       vn->cfg.index, path, -len);

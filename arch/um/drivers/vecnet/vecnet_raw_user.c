@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <net/if.h>
 #include <linux/filter.h>
 #include <linux/if_ether.h>
@@ -66,13 +67,23 @@ int vecnet_user_attach_filter(int fd, void *prog, unsigned int len)
 	return 0;
 }
 
+/*
+ * Up to @len bytes of the regular file @path; -ESPIPE for anything else.
+ * Opened without blocking: a FIFO or a device must not hang the boot or
+ * the mconsole command that named it.
+ */
 int vecnet_user_read_file(const char *path, void *buf, int len)
 {
 	int fd, got = 0, n;
+	struct stat st;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -ESPIPE;
+	}
 	while (got < len) {
 		n = read(fd, (char *)buf + got, len - got);
 		if (n < 0) {

@@ -19,6 +19,7 @@
  * connection that ends turns the carrier off until the next down/up.
  */
 
+#include <linux/mutex.h>
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -166,8 +167,18 @@ const struct vecnet_transport vecnet_bess = {
 /* ---- fd ----------------------------------------------------------------- */
 
 struct vecnet_fd {
+	struct list_head list;
 	int fd;
+	unsigned int index;
 };
+
+/*
+ * Descriptors fd= devices hold: the device that holds one closes it when
+ * it goes, so a second device must not take it too (the second close
+ * could hit a descriptor the host has since reused for something else).
+ */
+static LIST_HEAD(vecnet_fds);
+static DEFINE_MUTEX(vecnet_fds_lock);
 
 static const struct vecnet_key vecnet_fd_keys[] = {
 	/* 0 to 2 are the guest's own console and standard streams */
@@ -181,7 +192,7 @@ static int vecnet_fd_setup(struct vecnet_dev *vn,
 			   struct vecnet_err *err)
 {
 	u32 fd = vecnet_arg_u32(args, "fd", 0);
-	struct vecnet_fd *vfd;
+	struct vecnet_fd *vfd, *other;
 	int type;
 
 	type = vecnet_user_fd_socket(fd);
@@ -204,6 +215,19 @@ static int vecnet_fd_setup(struct vecnet_dev *vn,
 		return -ENOMEM;
 	}
 	vfd->fd = fd;
+	vfd->index = vn->cfg.index;
+	mutex_lock(&vecnet_fds_lock);
+	list_for_each_entry(other, &vecnet_fds, list) {
+		if (other->fd == fd) {
+			mutex_unlock(&vecnet_fds_lock);
+			vecnet_err_set(err, "vec%u: option 'fd': descriptor %u is vec%u's already",
+				       vn->cfg.index, fd, other->index);
+			kfree(vfd);
+			return -EBUSY;
+		}
+	}
+	list_add(&vfd->list, &vecnet_fds);
+	mutex_unlock(&vecnet_fds_lock);
 	vn->conn = type == SOCK_SEQPACKET;
 	vn->tpriv = vfd;
 	return 0;
@@ -227,8 +251,12 @@ static void vecnet_fd_destroy(struct vecnet_dev *vn)
 {
 	struct vecnet_fd *vfd = vn->tpriv;
 
-	if (vfd)
+	if (vfd) {
+		mutex_lock(&vecnet_fds_lock);
+		list_del(&vfd->list);
+		mutex_unlock(&vecnet_fds_lock);
 		vecnet_user_close(vfd->fd);
+	}
 	kfree(vfd);
 	vn->tpriv = NULL;
 }

@@ -179,6 +179,13 @@ guest bshort 60 -n "$ns" -a "$spec,bpffile=$TEST_TMP/short.bpf" -- \
 check_err $? "a 3-byte bpffile still created vec0"
 console_has bshort "short.bpf is 3 bytes, not 1 to 4096 instructions of 8 bytes"
 check_err $? "no clear error for a malformed bpffile"
+# a FIFO nobody writes would hang a blocking open, and the boot with it
+mkfifo "$TEST_TMP/fifo.bpf"
+guest bfifo 60 -n "$ns" -a "$spec,bpffile=$TEST_TMP/fifo.bpf" -- \
+	sh -c '! ip link show vec0 2>/dev/null'
+check_err $? "a FIFO as bpffile hung the boot or still created vec0"
+console_has bfifo "vec0: option 'bpffile': $TEST_TMP/fifo.bpf is not a regular file"
+check_err $? "no clear error for a FIFO as bpffile"
 if [ "$transport" = hybrid ]; then
 	# a tap the guest may not create: the name is taken by a veth
 	ip -n "$ns" link add vrx0 type veth peer name vrx1

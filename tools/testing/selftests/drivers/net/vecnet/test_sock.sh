@@ -105,20 +105,35 @@ reach f 198.18.9.2
 check_err $? "fd: no traffic after down and up (descriptor closed?)"
 
 # --- errors ---------------------------------------------------------------
+# guest_fd7 NAME TYPE [uml-run options] -- CMD...: a guest whose descriptor
+# 7 is one end of a socketpair of TYPE (STREAM, DGRAM)
+guest_fd7() {
+	local name=$1 type=$2
+
+	shift 2
+	python3 - "$type" "$UML_RUN" -k "$VMLINUX" -N "sock-$name-$$" -t 60 -q \
+		-o "$TEST_TMP/$name" "$@" <<'PY'
+import os, socket, sys
+a, b = socket.socketpair(socket.AF_UNIX, getattr(socket, "SOCK_" + sys.argv[1]))
+os.dup2(a.fileno(), 7)
+os.execvp(sys.argv[2], sys.argv[2:])
+PY
+}
+
 guest e1 60 -n "$ns" -a "vec0:transport=fd,fd=99" -- sh -c '! ip link show vec0 2>/dev/null'
 check_err $? "fd=99 (not open) still created vec0"
 console_has e1 "vec0: option 'fd': descriptor 99 is not open"
 check_err $? "no clear error for a descriptor that is not open"
-python3 - "$UML_RUN" -k "$VMLINUX" -N "sock-e2-$$" -t 60 -q -o "$TEST_TMP/e2" \
-	-a "vec0:transport=fd,fd=7" -- sh -c '! ip link show vec0 2>/dev/null' <<'PY'
-import os, socket, sys
-a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-os.dup2(a.fileno(), 7)
-os.execvp(sys.argv[1], sys.argv[1:])
-PY
+guest_fd7 e2 STREAM -a "vec0:transport=fd,fd=7" -- sh -c '! ip link show vec0 2>/dev/null'
 check_err $? "a stream descriptor still created vec0"
 console_has e2 "vec0: option 'fd': descriptor 7 is a stream socket"
 check_err $? "no clear error for a stream descriptor"
+# one descriptor, two devices: the second is refused (each would close it)
+guest_fd7 e5 DGRAM -a "vec0:transport=fd,fd=7" -a "vec1:transport=fd,fd=7" -- \
+	sh -c 'ip link show vec0 >/dev/null && ! ip link show vec1 2>/dev/null'
+check_err $? "two devices took one descriptor"
+console_has e5 "vec1: option 'fd': descriptor 7 is vec0's already"
+check_err $? "no clear error for a descriptor another device holds"
 guest e3 60 -n "$ns" -a "vec0:transport=fd,fd=7" -- sh -c '! ip link show vec0 2>/dev/null' 7</dev/null
 check_err $? "a descriptor that is not a socket still created vec0"
 console_has e3 "vec0: option 'fd': descriptor 7 is not a socket"
