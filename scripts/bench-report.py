@@ -37,6 +37,7 @@ TRANSPORT_CASES = [f"{t}-{d}" for t in ("tap", "tap-1M", "raw", "hybrid") for d 
 G2G_CASES = ["tcp-fwd", "tcp-fwd-1M"]
 G2G_VARIANTS = (("bridge", "Linux bridge, two taps"),
                 ("vecswitch", "vecswitch, default options"),
+                ("switched", "vecswitch --no-shortcut"),
                 ("plain", "vecswitch, vnet=0"))
 
 
@@ -100,7 +101,10 @@ def ratios(recs):
         sw = find(recs, "g2g", case, "vecswitch")
         br = find(recs, "g2g", case, "bridge")
         plain = find(recs, "g2g", case, "plain")
+        switched = find(recs, "g2g", case, "switched")
         for a, b, what in ((sw, br, "vecswitch (default) / Linux bridge"),
+                           (switched, br, "vecswitch --no-shortcut / Linux bridge"),
+                           (sw, switched, "vecswitch: shortcut / --no-shortcut"),
                            (plain, br, "vecswitch, plain frames (vnet=0) / Linux bridge"),
                            (sw, plain, "vecswitch: default (headers) / plain frames")):
             q = ratio(a, b)
@@ -225,7 +229,7 @@ def plots(recs, outdir):
     cases = [c for c in G2G_CASES if find(recs, "g2g", c, "bridge")]
     if cases:
         fig, (ax, cx) = plt.subplots(1, 2, figsize=(11, 4))
-        w = 0.27
+        w = 0.8 / len(G2G_VARIANTS)
         for i, (v, label) in enumerate(G2G_VARIANTS):
             rs = [find(recs, "g2g", c, v) for c in cases]
             xs = [x + i * w for x in range(len(cases))]
@@ -233,10 +237,11 @@ def plots(recs, outdir):
             cx.bar(xs, [((r or {}).get("guest_cpu_per_gbit") or 0) +
                         ((r or {}).get("switch_cpu_per_gbit") or 0) for r in rs], w, label=label)
         for a in (ax, cx):
-            a.set_xticks([x + w for x in range(len(cases))], cases)
+            a.set_xticks([x + w * (len(G2G_VARIANTS) - 1) / 2 for x in range(len(cases))],
+                         cases)
             a.legend()
         ax.set_ylabel("TCP guest to guest, Gbit/s")
-        ax.set_title("The same two guests, three paths")
+        ax.set_title("The same two guests, four paths")
         cx.set_ylabel("CPU s per Gbit (guests and switch)")
         cx.set_title("Host CPU per Gbit moved")
         fig.tight_layout()

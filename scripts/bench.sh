@@ -506,7 +506,9 @@ idle_elsewhere=0
 # --- guest to guest: vecswitch against what users would pick instead --
 # g2g_once VARIANT: one run of the same two guests (depth 128) on
 #   bridge     two taps on a Linux bridge (gro=1), the usual host setup
-#   vecswitch  vecswitch, every option at its default (headers negotiated)
+#   vecswitch  vecswitch, every option at its default (headers negotiated,
+#              unicast between the two through a shortcut channel)
+#   switched   vecswitch --no-shortcut: every frame through the switch
 #   plain      vecswitch, the guests with vnet=0 (plain frames)
 # The rate goes to $pair_bps, the CPU per Gbit to $pair_gcpu, $pair_scpu.
 g2g_once() {
@@ -524,8 +526,12 @@ g2g_once() {
 		ip -n "$ns" link set gbr0 up
 		a="transport=tap,ifname=gtap0,gro=1,depth=128"
 		b="transport=tap,ifname=gtap1,gro=1,depth=128" ;;
-	vecswitch|plain)
-		start_switch "$ns" "$work/sw.sock"
+	vecswitch|switched|plain)
+		if [ "$1" = switched ]; then
+			start_switch "$ns" "$work/sw.sock" --no-shortcut
+		else
+			start_switch "$ns" "$work/sw.sock"
+		fi
 		sw=${pids[-1]}
 		a="transport=unixdgram,path=$work/sw.sock,depth=128"
 		[ "$1" = plain ] && a+=",vnet=0"
@@ -545,7 +551,7 @@ bench_g2g() {
 	for r in $(seq 1 "$runs"); do
 		for c in tcp-fwd tcp-fwd-1M; do
 			flags=${cflags[$c]}
-			for v in bridge vecswitch plain; do
+			for v in bridge vecswitch switched plain; do
 				say "g2g $c $v run $r/$runs"
 				pair_flags=$flags g2g_once "$v"
 				key="$c $v"

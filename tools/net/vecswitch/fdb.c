@@ -72,11 +72,14 @@ static int *fdb_find_link(struct vs_fdb *fdb, const uint8_t *mac,
 	return link;
 }
 
-static void fdb_unlink(struct vs_fdb *fdb, int *link)
+static void fdb_unlink(struct vs_switch *sw, int *link)
 {
+	struct vs_fdb *fdb = &sw->fdb;
 	int idx = *link;
 	struct vs_fdb_entry *e = &fdb->ent[idx];
 
+	if (e->port->nchan)
+		vs_chan_forget(sw, e->port, e->mac);
 	*link = e->next;
 	e->port->fdb_count--;
 	e->used = false;
@@ -156,6 +159,8 @@ void vs_fdb_learn(struct vs_switch *sw, struct vs_port *p,
 			vs_mac_str(m, mac);
 			vs_log(sw, 2, "fdb: %s vlan %u moves from port %u to %u",
 			       m, vlan, e->port->id, p->id);
+			if (e->port->nchan)
+				vs_chan_forget(sw, e->port, mac);
 			e->port->fdb_count--;
 			e->port = p;
 			p->fdb_count++;
@@ -199,7 +204,7 @@ static void fdb_remove_if(struct vs_switch *sw, struct vs_port *p)
 			if (p ? e->port == p : fdb_expired(sw, e)) {
 				if (!p)
 					sw->st.fdb_aged++;
-				fdb_unlink(fdb, link);
+				fdb_unlink(sw, link);
 			} else {
 				link = &e->next;
 			}
@@ -211,6 +216,15 @@ void vs_fdb_flush_port(struct vs_switch *sw, struct vs_port *p)
 {
 	if (p->fdb_count)
 		fdb_remove_if(sw, p);
+}
+
+/* Keep @mac (untagged) fresh while it sits behind @p */
+void vs_fdb_touch(struct vs_switch *sw, struct vs_port *p, const uint8_t *mac)
+{
+	int *link = fdb_find_link(&sw->fdb, mac, 0);
+
+	if (*link >= 0 && sw->fdb.ent[*link].port == p)
+		sw->fdb.ent[*link].seen_ms = sw->now_ms;
 }
 
 void vs_fdb_sweep(struct vs_switch *sw)

@@ -227,6 +227,8 @@ static void forward(struct vs_switch *sw, struct vs_port *in,
 					return;
 				}
 				enqueue(sw, out, &b, frame, len, vnet, gso);
+				if (in->chan_ok && out->chan_ok && !vlan)
+					vs_chan_seen(sw, in, src, out, dst);
 				goto done;
 			}
 			if (!sw->cfg.flood_unknown) {

@@ -52,6 +52,8 @@ static void usage(FILE *f)
 "  --flood-unknown      flood unknown unicast (default)\n"
 "  --no-flood-unknown   drop unknown unicast\n"
 "  --hub                flood every frame, learn nothing\n"
+"  --no-shortcut        forward all unicast here, never hand guests a\n"
+"                       channel to each other\n"
 "  --mac-lock           a guest port keeps the first source MAC it sent\n"
 "  --isolate            guests reach only the uplink\n"
 "  --fdb-max N          forwarding entries in total (default 4096)\n"
@@ -117,6 +119,7 @@ enum {
 	OPT_AGE,
 	OPT_FLOOD,
 	OPT_NO_FLOOD,
+	OPT_NO_SHORTCUT,
 	OPT_MAC_LOCK,
 	OPT_ISOLATE,
 	OPT_FDB_MAX,
@@ -150,6 +153,7 @@ static const struct option long_opts[] = {
 	{ "age",		required_argument,	NULL, OPT_AGE },
 	{ "flood-unknown",	no_argument,		NULL, OPT_FLOOD },
 	{ "no-flood-unknown",	no_argument,		NULL, OPT_NO_FLOOD },
+	{ "no-shortcut",	no_argument,		NULL, OPT_NO_SHORTCUT },
 	{ "mac-lock",		no_argument,		NULL, OPT_MAC_LOCK },
 	{ "isolate",		no_argument,		NULL, OPT_ISOLATE },
 	{ "fdb-max",		required_argument,	NULL, OPT_FDB_MAX },
@@ -319,6 +323,9 @@ static void parse_args(struct vs_config *cfg, int argc, char **argv)
 			break;
 		case OPT_NO_FLOOD:
 			cfg->flood_unknown = false;
+			break;
+		case OPT_NO_SHORTCUT:
+			cfg->shortcut = false;
 			break;
 		case OPT_MAC_LOCK:
 			cfg->mac_lock = true;
@@ -600,6 +607,7 @@ static void run(struct vs_switch *sw)
 		sw->now_ms = vs_now_ms();
 		vs_flush_all(sw);
 		if (sw->now_ms >= sw->next_sweep_ms) {
+			vs_chan_refresh(sw);
 			vs_fdb_sweep(sw);
 			vs_port_age(sw);
 			vs_ctl_expire(sw);
@@ -633,6 +641,7 @@ int main(int argc, char **argv)
 			.max_ports	= 256,
 			.unread_limit	= 4u << 20,
 			.flood_unknown	= true,
+			.shortcut	= true,
 		},
 		.epfd = -1, .sigfd = -1, .dgram_fd = -1, .vnet_fd = -1,
 		.stream_fd = -1,

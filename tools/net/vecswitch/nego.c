@@ -23,7 +23,8 @@
  * frames, an older switch) keeps plain frames both ways.  The --hub
  * switch does not negotiate; it counts the HELLO and stays plain.  The
  * --vnet socket is the same as --dgram in this: an alias, kept for the
- * command lines of before.
+ * command lines of before.  CHAN and UNCHAN, from the switch only, hand
+ * out and withdraw shortcut channels (chan.c).
  */
 #include <string.h>
 
@@ -110,8 +111,15 @@ void vs_nego_input(struct vs_switch *sw, struct vs_port *p,
 	uint16_t flags;
 
 	if (len != VS_NEGO_LEN || m[4] != VS_NEGO_VERSION ||
-	    (m[5] != VS_NEGO_HELLO && m[5] != VS_NEGO_MODE)) {
+	    (m[5] != VS_NEGO_HELLO && m[5] != VS_NEGO_MODE &&
+	     m[5] != VS_NEGO_UNCHAN)) {
 		p->st.rx_nego_bad++;
+		return;
+	}
+	/* the guest gave up its channel to that address */
+	if (m[5] == VS_NEGO_UNCHAN) {
+		p->st.rx_unchan++;
+		vs_chan_closed(sw, p, m + 6);
 		return;
 	}
 	flags = (uint16_t)m[6] << 8 | m[7];
@@ -119,7 +127,11 @@ void vs_nego_input(struct vs_switch *sw, struct vs_port *p,
 		p->st.rx_hello++;
 		if (p->rx_vnet || p->tx_vnet)
 			p->st.rx_hello_again++;
+		/* a guest that starts over has closed its channels */
+		vs_chan_forget(sw, p, NULL);
 		vs_nego_reset(p);
+		p->chan_ok = sw->cfg.shortcut && !sw->cfg.hub &&
+			     (flags & VS_NEGO_F_CHAN);
 		if (sw->cfg.hub || !(flags & VS_NEGO_F_VNET))
 			return;
 		send_mode(sw, p);

@@ -303,6 +303,7 @@ void vs_port_remove(struct vs_switch *sw, struct vs_port *p, const char *why)
 	sw->st.ports_removed++;
 	/* its share of the frame accounting outlives it */
 	sw->st.tx_retired += vs_port_tx_done(p);
+	vs_chan_forget(sw, p, NULL);
 	vs_fdb_flush_port(sw, p);
 	queue_drain(p);
 	if (p->fd >= 0) {
@@ -356,6 +357,7 @@ void vs_port_free_all(struct vs_switch *sw)
 
 	for (i = 0; i < sw->cfg.max_ports; i++) {
 		if (sw->ports[i]) {
+			vs_chan_forget(sw, sw->ports[i], NULL);
 			vs_fdb_flush_port(sw, sw->ports[i]);
 			port_free(sw->ports[i]);
 			sw->ports[i] = NULL;

@@ -21,6 +21,7 @@
 #endif
 
 struct ucred;
+struct vs_chan;
 
 #define ETH_HLEN_MIN		14	/* dst + src + ethertype */
 #define VS_MAX_FRAME_LIMIT	65535
@@ -37,7 +38,12 @@ struct ucred;
 #define VS_NEGO_VERSION		1
 #define VS_NEGO_HELLO		1
 #define VS_NEGO_MODE		2
+#define VS_NEGO_CHAN		3	/* a shortcut channel, chan.c */
+#define VS_NEGO_UNCHAN		4	/* and its withdrawal */
 #define VS_NEGO_F_VNET		0x0001	/* a virtio_net_hdr leads each frame */
+#define VS_NEGO_F_CHAN		0x0002	/* HELLO: takes shortcut channels */
+/* Shortcut channels a dgram port holds at most (the guest driver's too) */
+#define VS_CHAN_PORT_MAX	8
 /* Freed heap memory the switch keeps for its next frames (mallopt) */
 #define VS_HEAP_KEEP		(64 << 20)
 #define VS_NAME_LEN		128
@@ -84,6 +90,7 @@ struct vs_config {
 	bool flood_unknown;
 	bool mac_lock;
 	bool isolate;
+	bool shortcut;			/* offer shortcut channels (chan.c) */
 	bool no_uring;
 	int verbose;
 };
@@ -153,6 +160,7 @@ struct vs_port_stats {
 	uint64_t rx_hello_again;
 	uint64_t rx_mode;
 	uint64_t rx_nego_bad;
+	uint64_t rx_unchan;		/* channels the guest gave up */
 	uint64_t rx_errors;
 	uint64_t tx_queue_full;
 	uint64_t tx_oversize;
@@ -195,6 +203,11 @@ struct vs_sw_stats {
 	uint64_t ports_aged;		/* dgram ports removed after --port-age idle */
 	uint64_t mem_bytes;		/* frame memory in use (vs_buf_account) */
 	uint64_t mem_refused;		/* frames dropped: --max-memory reached */
+	uint64_t chan_opened;		/* shortcut channels handed out */
+	uint64_t chan_revoked;		/* and withdrawn */
+	uint64_t chan_failed;		/* offers a guest's socket refused */
+	uint64_t chan_full;		/* pairs left without: a port has its most */
+	uint64_t chan_unsent;		/* withdrawals a guest's socket refused */
 	/*
 	 * Frame accounting: every frame meant for a port, and the sent,
 	 * dropped and queued frames of ports since removed. tx_wanted equals
@@ -240,6 +253,10 @@ struct vs_port {
 	bool rx_vnet;
 	bool tx_vnet;
 	unsigned int tx_plain;		/* queued entries that still go plain */
+	bool chan_ok;			/* its HELLO asked for channels */
+	unsigned int nchan;
+	struct vs_chan *chan[VS_CHAN_PORT_MAX];
+	uint64_t chan_ms;		/* its last channel offer */
 	unsigned int mtu;		/* tap: the interface's MTU, 0 unknown */
 	uint8_t lock_mac[6];
 	char name[VS_NAME_LEN];
@@ -479,6 +496,7 @@ struct vs_port *vs_fdb_lookup(struct vs_switch *sw, const uint8_t *mac,
 void vs_fdb_learn(struct vs_switch *sw, struct vs_port *p,
 		  const uint8_t *mac, uint16_t vlan);
 void vs_fdb_flush_port(struct vs_switch *sw, struct vs_port *p);
+void vs_fdb_touch(struct vs_switch *sw, struct vs_port *p, const uint8_t *mac);
 void vs_fdb_sweep(struct vs_switch *sw);
 struct vs_port *vs_fdb_owner(struct vs_switch *sw, const uint8_t *mac);
 
@@ -515,6 +533,15 @@ void vs_nego_input(struct vs_switch *sw, struct vs_port *p,
 		   const uint8_t *m, size_t len);
 bool vs_nego_tx_hdr(const struct vs_port *p, unsigned int i,
 		    const struct vs_buf *b);
+
+/* chan.c */
+void vs_chan_seen(struct vs_switch *sw, struct vs_port *in, const uint8_t *src,
+		  struct vs_port *out, const uint8_t *dst);
+void vs_chan_forget(struct vs_switch *sw, struct vs_port *p,
+		    const uint8_t *mac);
+void vs_chan_refresh(struct vs_switch *sw);
+void vs_chan_closed(struct vs_switch *sw, struct vs_port *p,
+		    const uint8_t *mac);
 
 /* sock.c */
 int vs_listen_unix(const char *path, int type, unsigned int mode, long gid);

@@ -40,6 +40,12 @@
 #define VECNET_RX_SWAP_MAX	2048
 /* The linear part of a copied frame: room for every header GRO reads */
 #define VECNET_RX_HEAD		256
+/* Shortcut channels a device holds at most (vecnet_chan.c) */
+#define VECNET_CHAN_MAX		8
+/* A transmit slot that goes to the main descriptor, not a channel */
+#define VECNET_CHAN_NONE	0xff
+/* Control room per receive slot: one SCM_RIGHTS descriptor (two fit) */
+#define VECNET_CMSG_LEN		24
 
 /* ---- options ---------------------------------------------------------- */
 
@@ -226,6 +232,13 @@ struct vecnet_xstats {
 	u64_stats_t nego_hello;
 	u64_stats_t nego_agreed;
 	u64_stats_t rx_nego_bad;
+	u64_stats_t chan_opened;
+	u64_stats_t chan_closed;
+	u64_stats_t chan_refused;
+	u64_stats_t tx_chan_frames;
+	u64_stats_t rx_chan_frames;
+	u64_stats_t rx_chan_bad;
+	u64_stats_t chan_stalled;
 	struct u64_stats_sync syncp;
 };
 
@@ -251,6 +264,7 @@ struct vecnet_rxq {
 	struct iovec *iov;	/* two per slot: header, frame */
 	u8 *hdrs;
 	u8 *names;
+	u8 *cmsgs;		/* VECNET_CMSG_LEN per slot, with channels */
 	unsigned int buf_len;
 };
 
@@ -262,6 +276,24 @@ struct vecnet_txq {
 	struct mmsghdr *msgs;
 	struct iovec *iov;	/* VECNET_TX_IOV per slot */
 	u8 *hdrs;
+	u8 *chan;		/* the channel per slot, with channels */
+};
+
+enum vecnet_chan_state {
+	VECNET_CHAN_FREE,
+	VECNET_CHAN_PENDING,	/* offered, no interrupt yet */
+	VECNET_CHAN_ACTIVE,
+	VECNET_CHAN_DYING,	/* closed by the work after a grace period */
+};
+
+/* A shortcut to one other guest, handed over by the switch */
+struct vecnet_chan {
+	struct vecnet_dev *vn;
+	int fd;
+	int irq;
+	u8 state;		/* enum vecnet_chan_state, under tx.lock */
+	u8 mac[ETH_ALEN];	/* the address behind the other end */
+	u64 stall_ns;		/* tx.lock: first "later" of a run, 0: none */
 };
 
 struct vecnet_dev {
@@ -317,6 +349,14 @@ struct vecnet_dev {
 	bool nego_agreed;
 	unsigned int nego_tries;
 
+	/* shortcut channels (vecnet_chan.c) */
+	bool chan_want;			/* offered in the HELLO */
+	unsigned int nchan;		/* ACTIVE ones, tx.lock */
+	int chan_sndbuf;
+	int rx_fd_in;			/* NAPI: a descriptor that came along */
+	struct work_struct chan_work;
+	struct vecnet_chan chan[VECNET_CHAN_MAX];
+
 	/*
 	 * One copy of the extended counters per writing context, each with
 	 * its own syncp: on an SMP guest xmit, NAPI and the link work run at
@@ -329,6 +369,8 @@ void vecnet_add_flags(struct vecnet_dev *vn, u32 flags);
 void vecnet_peer_lost(struct vecnet_dev *vn);
 void vecnet_xstats_add(struct vecnet_dev *vn, enum vecnet_xstats_ctx ctx,
 		       size_t off);
+void vecnet_xstats_add_n(struct vecnet_dev *vn, enum vecnet_xstats_ctx ctx,
+			 size_t off, u64 n);
 void vecnet_xstats_add_tx(struct vecnet_dev *vn, size_t off);
 /* Count one event in counter @ctr of the caller's context */
 #define vecnet_count_napi(vn, ctr) \
@@ -359,6 +401,19 @@ bool vecnet_nego_rx(struct vecnet_dev *vn, const u8 *m, unsigned int len);
 bool vecnet_nego_carrier_ok(const struct vecnet_dev *vn);
 int vecnet_nego_tx_hdr(struct vecnet_dev *vn, struct sk_buff *skb);
 bool vecnet_nego_plain(const struct vecnet_dev *vn);
+void vecnet_nego_unchan(struct vecnet_dev *vn, const u8 *mac);
+
+/* vecnet_chan.c */
+void vecnet_chan_init(struct vecnet_dev *vn);
+void vecnet_chan_offer(struct vecnet_dev *vn, const u8 *mac, int fd);
+void vecnet_chan_revoke(struct vecnet_dev *vn, const u8 *mac);
+void vecnet_chan_kill_all(struct vecnet_dev *vn);
+void vecnet_chan_close_all(struct vecnet_dev *vn);
+u8 vecnet_chan_pick(const struct vecnet_dev *vn, const struct sk_buff *skb);
+bool vecnet_chan_send_failed(struct vecnet_dev *vn, unsigned int idx, int err);
+void vecnet_chan_sent(struct vecnet_dev *vn, unsigned int idx);
+bool vecnet_chan_frame_ok(const struct vecnet_chan *c, const u8 *data,
+			  unsigned int len);
 
 int vecnet_device_add(const char *spec, struct vecnet_err *err);
 int vecnet_device_remove(u32 index, struct vecnet_err *err);

@@ -72,18 +72,31 @@ const struct vecnet_stat_desc vecnet_xstats_desc[] = {
 	VECNET_XSTAT(nego_hello),
 	VECNET_XSTAT(nego_agreed),
 	VECNET_XSTAT(rx_nego_bad),
+	VECNET_XSTAT(chan_opened),
+	VECNET_XSTAT(chan_closed),
+	VECNET_XSTAT(chan_refused),
+	VECNET_XSTAT(tx_chan_frames),
+	VECNET_XSTAT(rx_chan_frames),
+	VECNET_XSTAT(rx_chan_bad),
+	VECNET_XSTAT(chan_stalled),
 };
 
 const unsigned int vecnet_xstats_count = ARRAY_SIZE(vecnet_xstats_desc);
 
-void vecnet_xstats_add(struct vecnet_dev *vn, enum vecnet_xstats_ctx ctx,
-		       size_t off)
+void vecnet_xstats_add_n(struct vecnet_dev *vn, enum vecnet_xstats_ctx ctx,
+			 size_t off, u64 n)
 {
 	struct vecnet_xstats *xs = &vn->xstats[ctx];
 
 	u64_stats_update_begin(&xs->syncp);
-	u64_stats_inc((u64_stats_t *)((u8 *)xs + off));
+	u64_stats_add((u64_stats_t *)((u8 *)xs + off), n);
 	u64_stats_update_end(&xs->syncp);
+}
+
+void vecnet_xstats_add(struct vecnet_dev *vn, enum vecnet_xstats_ctx ctx,
+		       size_t off)
+{
+	vecnet_xstats_add_n(vn, ctx, off, 1);
 }
 
 void vecnet_xstats_add_tx(struct vecnet_dev *vn, size_t off)
@@ -113,11 +126,11 @@ static void vecnet_kick(struct vecnet_dev *vn)
 
 /* ---- host I/O ----------------------------------------------------------- */
 
-static int vecnet_recv_batch(struct vecnet_dev *vn, unsigned int n)
+static int vecnet_recv_batch(struct vecnet_dev *vn, int fd, unsigned int n)
 {
 	if (vn->flags & VECNET_TF_CHARDEV)
-		return vecnet_user_readv_batch(vn->fd, vn->rx.msgs, n);
-	return vecnet_user_recvmmsg(vn->fd, vn->rx.msgs, n);
+		return vecnet_user_readv_batch(fd, vn->rx.msgs, n);
+	return vecnet_user_recvmmsg(fd, vn->rx.msgs, n, !!vn->rx.cmsgs);
 }
 
 static int vecnet_tx_fd(const struct vecnet_dev *vn)
@@ -125,12 +138,15 @@ static int vecnet_tx_fd(const struct vecnet_dev *vn)
 	return vn->tx_fd >= 0 ? vn->tx_fd : vn->fd;
 }
 
-static int vecnet_send_batch(struct vecnet_dev *vn, unsigned int first,
-			     unsigned int n)
+static int vecnet_send_batch(struct vecnet_dev *vn, u8 chan,
+			     unsigned int first, unsigned int n)
 {
 	if (vn->flags & (VECNET_TF_CHARDEV | VECNET_TF_TX_CHARDEV))
 		return vecnet_user_writev_batch(vecnet_tx_fd(vn),
 						&vn->tx.msgs[first], n);
+	if (chan != VECNET_CHAN_NONE)
+		return vecnet_user_sendmmsg(vn->chan[chan].fd,
+					    &vn->tx.msgs[first], n);
 	return vecnet_user_sendmmsg(vn->fd, &vn->tx.msgs[first], n);
 }
 
@@ -260,8 +276,10 @@ static void vecnet_rx_slot(struct vecnet_dev *vn, unsigned int i)
 	h->msg_name = vn->rx.names ?
 		(void __force __user *)(vn->rx.names + i * vn->name_len) : NULL;
 	h->msg_namelen = vn->name_len;
-	h->msg_control = NULL;
-	h->msg_controllen = 0;
+	/* a descriptor may come along (a channel), or be forced on us */
+	h->msg_control = vn->rx.cmsgs ?
+		(void __force __user *)(vn->rx.cmsgs + i * VECNET_CMSG_LEN) : NULL;
+	h->msg_controllen = vn->rx.cmsgs ? VECNET_CMSG_LEN : 0;
 	h->msg_flags = 0;
 }
 
@@ -318,7 +336,28 @@ static int vecnet_rx_nego(struct vecnet_dev *vn, unsigned int i,
 	return sizeof(*vh);
 }
 
-static void vecnet_rx_frame(struct vecnet_dev *vn, unsigned int i)
+/*
+ * A frame from shortcut channel @c: always with a header, and only from
+ * the address the channel is for.  Returns the header's length, or -1
+ * when the frame was dropped.
+ */
+static int vecnet_rx_chan(struct vecnet_dev *vn, const struct vecnet_chan *c,
+			  unsigned int i, unsigned int len,
+			  struct virtio_net_hdr *vh)
+{
+	const u8 *data = vn->rx.skbs[i]->data;
+
+	if (unlikely(!vecnet_chan_frame_ok(c, data, len))) {
+		vecnet_count_napi(vn, rx_chan_bad);
+		vecnet_rx_drop(vn, i);
+		return -1;
+	}
+	memcpy(vh, data, sizeof(*vh));
+	return sizeof(*vh);
+}
+
+static void vecnet_rx_frame(struct vecnet_dev *vn, const struct vecnet_chan *c,
+			    unsigned int i)
 {
 	struct user_msghdr *h = &vn->rx.msgs[i].msg_hdr;
 	unsigned int len = vn->rx.msgs[i].msg_len;
@@ -336,7 +375,12 @@ static void vecnet_rx_frame(struct vecnet_dev *vn, unsigned int i)
 	}
 	if (vn->flags & VECNET_TF_VNET_HDR)
 		vh = (const void *)(vn->rx.hdrs + i * vn->rx_hdr_len);
-	if (vn->flags & VECNET_TF_NEGOTIATE) {
+	if (c) {
+		extra = vecnet_rx_chan(vn, c, i, len, &inline_hdr);
+		if (extra < 0)
+			return;
+		vh = &inline_hdr;
+	} else if (vn->flags & VECNET_TF_NEGOTIATE) {
 		extra = vecnet_rx_nego(vn, i, len, &inline_hdr);
 		if (extra < 0)
 			return;
@@ -401,7 +445,23 @@ static void vecnet_rx_frame(struct vecnet_dev *vn, unsigned int i)
 	napi_gro_receive(&vn->napi, skb);
 }
 
-static int vecnet_rx(struct vecnet_dev *vn, int budget)
+/* A descriptor that came with datagram @i: a channel's, or unwanted */
+static void vecnet_rx_one(struct vecnet_dev *vn, const struct vecnet_chan *c,
+			  unsigned int i)
+{
+	if (unlikely(vn->rx.msgs[i].msg_hdr.msg_controllen))
+		vn->rx_fd_in = vecnet_user_msg_fd(&vn->rx.msgs[i]);
+	vecnet_rx_frame(vn, c, i);
+	/* not taken by a CHAN message (vecnet_nego_rx) */
+	if (unlikely(vn->rx_fd_in >= 0)) {
+		vecnet_user_close(vn->rx_fd_in);
+		vn->rx_fd_in = -1;
+	}
+}
+
+/* Receive from @fd, the device's or channel @c's, up to @budget frames */
+static int vecnet_rx_fd(struct vecnet_dev *vn, int fd,
+			const struct vecnet_chan *c, int budget)
 {
 	struct vecnet_xstats *xs;
 	bool eof = false;
@@ -412,11 +472,11 @@ static int vecnet_rx(struct vecnet_dev *vn, int budget)
 					  vn->batch);
 		int ret, i;
 
-		ret = vecnet_recv_batch(vn, want);
+		ret = vecnet_recv_batch(vn, fd, want);
 		vecnet_count_napi(vn, rx_kicks);
 		if (ret == -EAGAIN || ret == 0)
 			break;
-		if (vn->conn && vecnet_peer_gone(vn, ret)) {
+		if (vn->conn && !c && vecnet_peer_gone(vn, ret)) {
 			vecnet_rx_peer_lost(vn);
 			break;
 		}
@@ -429,6 +489,10 @@ static int vecnet_rx(struct vecnet_dev *vn, int budget)
 		xs = &vn->xstats[VECNET_XS_NAPI];
 		vecnet_queue_sample(xs, &xs->rx_queue_max,
 				    &xs->rx_queue_running_average, ret);
+		if (c)
+			vecnet_xstats_add_n(vn, VECNET_XS_NAPI,
+					    offsetof(struct vecnet_xstats,
+						     rx_chan_frames), ret);
 		for (i = 0; i < ret; i++) {
 			/* a connection's end of file reads as empty records */
 			if (unlikely(!vn->rx.msgs[i].msg_len && vn->conn)) {
@@ -436,7 +500,7 @@ static int vecnet_rx(struct vecnet_dev *vn, int budget)
 				eof = true;
 				continue;
 			}
-			vecnet_rx_frame(vn, i);
+			vecnet_rx_one(vn, c, i);
 		}
 		done += ret;
 		if (unlikely(eof)) {
@@ -451,6 +515,26 @@ static int vecnet_rx(struct vecnet_dev *vn, int budget)
 		if (ret < want)
 			break;
 	}
+	return done;
+}
+
+static int vecnet_rx(struct vecnet_dev *vn, int budget)
+{
+	int done = vecnet_rx_fd(vn, vn->fd, NULL, budget);
+	unsigned int i;
+
+	if (!vn->chan_want)
+		return done;
+	/* vecnet_chan.c closes a channel only after a grace period */
+	rcu_read_lock();
+	for (i = 0; i < VECNET_CHAN_MAX && done < budget; i++) {
+		const struct vecnet_chan *c = &vn->chan[i];
+
+		/* pairs with the release in vecnet_chan_work(): fd is set */
+		if (smp_load_acquire(&c->state) == VECNET_CHAN_ACTIVE)
+			done += vecnet_rx_fd(vn, c->fd, c, budget - done);
+	}
+	rcu_read_unlock();
 	return done;
 }
 
@@ -494,6 +578,8 @@ static void vecnet_tx_pop(struct vecnet_dev *vn, bool sent)
 	tx->skbs[tx->head] = NULL;
 	tx->head = (tx->head + 1) % vn->depth;
 	tx->count--;
+	if (tx->chan)
+		tx->chan[tx->head] = VECNET_CHAN_NONE;
 	/* the driver's own messages (no device: not from the stack) */
 	if (unlikely(!skb->dev)) {
 		dev_kfree_skb_any(skb);
@@ -523,6 +609,8 @@ static void vecnet_tx_drop_all(struct vecnet_dev *vn)
 /* Called with tx.lock held, from xmit or NAPI */
 void vecnet_peer_lost(struct vecnet_dev *vn)
 {
+	if (vn->chan_want)
+		vecnet_chan_kill_all(vn);
 	vecnet_tx_drop_all(vn);
 	WRITE_ONCE(vn->tx_blocked, false);
 	/* whoever answers next is asked for headers anew */
@@ -559,17 +647,32 @@ static void vecnet_tx_flush(struct vecnet_dev *vn)
 
 	while (tx->count) {
 		unsigned int n = min(tx->count, vn->depth - tx->head);
+		u8 chan = VECNET_CHAN_NONE;
 		int ret, i;
 
 		if (!vn->cfg.vec)
 			n = 1;
-		ret = vecnet_send_batch(vn, tx->head, n);
+		/* one call sends to one descriptor: a run of the same */
+		if (tx->chan) {
+			chan = tx->chan[tx->head];
+			for (i = 1; i < n; i++)
+				if (tx->chan[(tx->head + i) % vn->depth] != chan)
+					break;
+			n = i;
+		}
+		ret = vecnet_send_batch(vn, chan, tx->head, n);
 		vecnet_count_tx(vn, tx_kicks);
 		if (ret > 0) {
 			xs = &vn->xstats[VECNET_XS_TX];
 			vecnet_queue_sample(xs, &xs->tx_queue_max,
 					    &xs->tx_queue_running_average,
 					    ret);
+			if (chan != VECNET_CHAN_NONE) {
+				vecnet_chan_sent(vn, chan);
+				vecnet_xstats_add_n(vn, VECNET_XS_TX,
+						    offsetof(struct vecnet_xstats,
+							     tx_chan_frames), ret);
+			}
 			for (i = 0; i < ret; i++)
 				vecnet_tx_pop(vn, true);
 			if (armed) {
@@ -581,6 +684,10 @@ static void vecnet_tx_flush(struct vecnet_dev *vn)
 			vn->link_backoff_ms = VECNET_LINK_MIN_MS;
 			continue;
 		}
+		/* the channel's frames go to the switch instead */
+		if (chan != VECNET_CHAN_NONE &&
+		    vecnet_chan_send_failed(vn, chan, ret))
+			continue;
 		if (ret == -EAGAIN || ret == -ENOBUFS) {
 			if (ret == -EAGAIN)
 				vecnet_count_tx(vn, tx_eagain);
@@ -697,6 +804,8 @@ static netdev_tx_t vecnet_xmit(struct sk_buff *skb, struct net_device *dev)
 	skb_orphan(skb);
 	tx->skbs[slot] = skb;
 	vecnet_tx_slot(vn, slot, skb, hdr);
+	if (vn->nchan && hdr)
+		tx->chan[slot] = vecnet_chan_pick(vn, skb);
 	tx->count++;
 	skb_tx_timestamp(skb);
 
@@ -942,6 +1051,8 @@ static void vecnet_rings_free(struct vecnet_dev *vn)
 	kfree(vn->rx.iov);
 	kfree(vn->rx.hdrs);
 	kfree(vn->rx.names);
+	kfree(vn->rx.cmsgs);
+	kfree(vn->tx.chan);
 	kfree(vn->tx.skbs);
 	kfree(vn->tx.msgs);
 	kfree(vn->tx.iov);
@@ -951,6 +1062,7 @@ static void vecnet_rings_free(struct vecnet_dev *vn)
 	vn->tx.msgs = NULL;
 	vn->tx.iov = NULL;
 	vn->tx.hdrs = NULL;
+	vn->tx.chan = NULL;
 	vn->tx.head = 0;
 	vn->tx.count = 0;
 	/* without rings, rx-gro-hw may be chosen again (vecnet_open) */
@@ -999,6 +1111,13 @@ static int vecnet_rings_alloc(struct vecnet_dev *vn)
 		rx->names = kcalloc(d, vn->name_len, GFP_KERNEL);
 		if (!rx->names)
 			goto nomem;
+	}
+	if (vn->chan_want) {
+		rx->cmsgs = kcalloc(d, VECNET_CMSG_LEN, GFP_KERNEL);
+		tx->chan = kmalloc(d, GFP_KERNEL);
+		if (!rx->cmsgs || !tx->chan)
+			goto nomem;
+		memset(tx->chan, VECNET_CHAN_NONE, d);
 	}
 	for (i = 0; i < d; i++) {
 		rx->skbs[i] = vecnet_rx_skb(vn, false);
@@ -1161,6 +1280,7 @@ static int vecnet_stop(struct net_device *dev)
 	cancel_delayed_work_sync(&vn->link_work);
 	hrtimer_cancel(&vn->tx_timer);
 	hrtimer_cancel(&vn->retry_timer);
+	vecnet_chan_close_all(vn);
 	vecnet_rings_free(vn);
 	vn->transport->close(vn);
 	netif_carrier_off(dev);
@@ -1233,7 +1353,15 @@ static int vecnet_set_mac(struct net_device *dev, void *addr)
 	int err;
 
 	err = eth_mac_addr(dev, addr);
-	if (err || !netif_running(dev) || !vn->transport->mac_changed)
+	if (err || !netif_running(dev))
+		return err;
+	/* the other guests' channels know us by the old address */
+	if (vn->chan_want) {
+		spin_lock_bh(&vn->tx.lock);
+		vecnet_chan_kill_all(vn);
+		spin_unlock_bh(&vn->tx.lock);
+	}
+	if (!vn->transport->mac_changed)
 		return err;
 	return vn->transport->mac_changed(vn);
 }
@@ -1317,6 +1445,8 @@ static void vecnet_dev_init(struct net_device *dev,
 		      CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	INIT_DELAYED_WORK(&vn->link_work, vecnet_link_work);
 	INIT_DELAYED_WORK(&vn->announce_work, vecnet_announce_work);
+	vecnet_chan_init(vn);
+	vn->rx_fd_in = -1;
 
 	snprintf(dev->name, IFNAMSIZ, "vec%u", cfg->index);
 	dev->netdev_ops = &vecnet_netdev_ops;

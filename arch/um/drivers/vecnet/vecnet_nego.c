@@ -14,6 +14,11 @@
  * from the peer (a guest on the other end of a direct link) says it
  * starts over in plain frames; it is answered the same way.
  *
+ * A switch may also offer shortcut channels (vecnet_chan.c): a HELLO
+ * with F_CHAN says the device takes them, CHAN hands one over (the
+ * other guest's MAC in bytes 6-11, the descriptor alongside), UNCHAN
+ * withdraws it.  Starting over closes them all.
+ *
  * Receive state belongs to NAPI, transmit state to tx.lock.  The
  * offloads stay offered whatever the peer said: while the link is plain,
  * ndo_features_check has the stack segment and checksum each frame in
@@ -24,12 +29,16 @@
 #include <linux/unaligned.h>
 #include <linux/virtio_net.h>
 #include "vecnet.h"
+#include "vecnet_user.h"
 
 #define VECNET_NEGO_LEN		12
 #define VECNET_NEGO_VERSION	1
 #define VECNET_NEGO_HELLO	1
 #define VECNET_NEGO_MODE	2
+#define VECNET_NEGO_CHAN	3
+#define VECNET_NEGO_UNCHAN	4
 #define VECNET_NEGO_F_VNET	0x0001
+#define VECNET_NEGO_F_CHAN	0x0002
 /* HELLOs sent, one per link check, before the peer counts as plain */
 #define VECNET_NEGO_TRIES	3
 
@@ -38,6 +47,13 @@ static const u8 vecnet_nego_magic[4] = { 'V', 'E', 'C', 'N' };
 static bool vecnet_nego_wanted(const struct vecnet_dev *vn)
 {
 	return vn->vnet_want != VECNET_VNET_OFF;
+}
+
+static void vecnet_nego_head(u8 *m, u8 type)
+{
+	memcpy(m, vecnet_nego_magic, sizeof(vecnet_nego_magic));
+	m[4] = VECNET_NEGO_VERSION;
+	m[5] = type;
 }
 
 /*
@@ -56,12 +72,25 @@ static void vecnet_nego_queue(struct vecnet_dev *vn, u8 type, u16 flags)
 	if (!skb)
 		return;
 	m = skb_put(skb, VECNET_NEGO_LEN);
-	memcpy(m, vecnet_nego_magic, sizeof(vecnet_nego_magic));
-	m[4] = VECNET_NEGO_VERSION;
-	m[5] = type;
+	vecnet_nego_head(m, type);
 	put_unaligned_be16(flags, m + 6);
 	put_unaligned_be32(VECNET_GSO_FRAME, m + 8);
 	vecnet_tx_queue_raw(vn, skb);
+}
+
+/*
+ * Tell the switch that our channel to @mac is closed, so that it forgets
+ * it and may offer a new one later.  Sent at once, ahead of the ring (a
+ * stalled channel leaves the ring full): it is no format marker.  When
+ * the host says "later", the switch learns it at our next HELLO.
+ */
+void vecnet_nego_unchan(struct vecnet_dev *vn, const u8 *mac)
+{
+	u8 m[VECNET_NEGO_LEN];
+
+	vecnet_nego_head(m, VECNET_NEGO_UNCHAN);
+	ether_addr_copy(m + 6, mac);
+	vecnet_user_send(vn->fd, m, sizeof(m));
 }
 
 /* Called with tx.lock held: our frames from here on carry headers */
@@ -71,8 +100,14 @@ static void vecnet_nego_send_mode(struct vecnet_dev *vn)
 	WRITE_ONCE(vn->tx_vnet, true);
 }
 
-/* Called with tx.lock held: plain again, and ask the peer anew */
-static void vecnet_nego_restart(struct vecnet_dev *vn)
+/* What a HELLO asks for */
+static u16 vecnet_nego_hello_flags(const struct vecnet_dev *vn)
+{
+	return VECNET_NEGO_F_VNET | (vn->chan_want ? VECNET_NEGO_F_CHAN : 0);
+}
+
+/* Called with tx.lock held: the peer's frames and ours go plain */
+static void vecnet_nego_plain_again(struct vecnet_dev *vn)
 {
 	/* frames queued with headers would reach the peer as plain ones */
 	if (vn->tx_vnet)
@@ -80,8 +115,16 @@ static void vecnet_nego_restart(struct vecnet_dev *vn)
 	WRITE_ONCE(vn->tx_vnet, false);
 	WRITE_ONCE(vn->rx_vnet, false);
 	vn->nego_agreed = false;
+	if (vn->chan_want)
+		vecnet_chan_kill_all(vn);
+}
+
+/* Called with tx.lock held: plain again, and ask the peer anew */
+static void vecnet_nego_restart(struct vecnet_dev *vn)
+{
+	vecnet_nego_plain_again(vn);
 	vn->nego_tries = 1;
-	vecnet_nego_queue(vn, VECNET_NEGO_HELLO, VECNET_NEGO_F_VNET);
+	vecnet_nego_queue(vn, VECNET_NEGO_HELLO, vecnet_nego_hello_flags(vn));
 	vecnet_count_tx(vn, nego_hello);
 }
 
@@ -120,20 +163,25 @@ bool vecnet_nego_rx(struct vecnet_dev *vn, const u8 *m, unsigned int len)
 	    memcmp(m, vecnet_nego_magic, sizeof(vecnet_nego_magic)))
 		return false;
 	if (len != VECNET_NEGO_LEN || m[4] != VECNET_NEGO_VERSION ||
-	    (m[5] != VECNET_NEGO_HELLO && m[5] != VECNET_NEGO_MODE) ||
+	    m[5] < VECNET_NEGO_HELLO || m[5] > VECNET_NEGO_UNCHAN ||
 	    !vecnet_nego_wanted(vn)) {
 		vecnet_count_napi(vn, rx_nego_bad);
+		return true;
+	}
+	if (m[5] == VECNET_NEGO_CHAN) {
+		vecnet_chan_offer(vn, m + 6, vn->rx_fd_in);
+		vn->rx_fd_in = -1;
+		return true;
+	}
+	if (m[5] == VECNET_NEGO_UNCHAN) {
+		vecnet_chan_revoke(vn, m + 6);
 		return true;
 	}
 	flags = get_unaligned_be16(m + 6);
 	spin_lock(&vn->tx.lock);
 	if (m[5] == VECNET_NEGO_HELLO) {
 		/* the peer starts over in plain frames; so do we, then answer */
-		if (vn->tx_vnet)
-			vecnet_tx_drop_queued(vn);
-		WRITE_ONCE(vn->tx_vnet, false);
-		WRITE_ONCE(vn->rx_vnet, false);
-		vn->nego_agreed = false;
+		vecnet_nego_plain_again(vn);
 		if (flags & VECNET_NEGO_F_VNET)
 			vecnet_nego_send_mode(vn);
 	} else {
@@ -161,7 +209,8 @@ void vecnet_nego_tick(struct vecnet_dev *vn)
 	spin_lock_bh(&vn->tx.lock);
 	if (!vn->nego_agreed && vn->nego_tries < VECNET_NEGO_TRIES) {
 		vn->nego_tries++;
-		vecnet_nego_queue(vn, VECNET_NEGO_HELLO, VECNET_NEGO_F_VNET);
+		vecnet_nego_queue(vn, VECNET_NEGO_HELLO,
+				  vecnet_nego_hello_flags(vn));
 		vecnet_count_tx(vn, nego_hello);
 		said = vn->nego_tries == VECNET_NEGO_TRIES;
 	}

@@ -8,6 +8,7 @@
  * and falls back to plain frames, vnet=1 insists, vnet=0 never asks.
  *
  *	vecN:transport=unixdgram,path=PEER[,local=PATH][,vnet=auto|0|1]
+ *		[,shortcut=0|1]
  *
  * The socket binds @local (by default vecN.sock in the guest's uml_dir)
  * and connect()s to @path.  Connecting matters: the host sends a
@@ -38,6 +39,7 @@ static const struct vecnet_key vecnet_unixdgram_keys[] = {
 	{ .name = "local", .type = VECNET_KEY_STR,
 	  .max = VECNET_UNIX_PATH_MAX - 1 },
 	{ .name = "vnet", .type = VECNET_KEY_STR, .max = 4 },
+	{ .name = "shortcut", .type = VECNET_KEY_BOOL },
 	{ }
 };
 
@@ -73,6 +75,15 @@ static int vecnet_unixdgram_setup(struct vecnet_dev *vn,
 	}
 	if (vecnet_nego_setup(vn, vecnet_arg_str(args, "vnet"), err))
 		goto bad;
+	/* shortcut channels carry headers: only where they are asked for */
+	vn->chan_want = vn->vnet_want != VECNET_VNET_OFF &&
+			vecnet_arg_u32(args, "shortcut", 1);
+	if (vecnet_arg_str(args, "shortcut") && !vn->chan_want &&
+	    vecnet_arg_u32(args, "shortcut", 1)) {
+		vecnet_err_set(err, "vec%u: option 'shortcut': needs vnet=auto or vnet=1",
+			       vn->cfg.index);
+		goto bad;
+	}
 	vn->tpriv = ud;
 	return 0;
 
@@ -104,6 +115,7 @@ static int vecnet_unixdgram_open(struct vecnet_dev *vn)
 	}
 	vn->fd = fd;
 	ud->bound = true;
+	vn->chan_sndbuf = vecnet_unixdgram_sndbuf(vn);
 
 	err = vecnet_user_unix_connect(fd, ud->peer, &ud->peer_id);
 	if (!err)

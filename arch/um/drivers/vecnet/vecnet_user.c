@@ -197,11 +197,57 @@ int vecnet_user_unix_peer_closed(int fd)
 	return 1;
 }
 
-int vecnet_user_recvmmsg(int fd, void *msgs, unsigned int n)
+int vecnet_user_recvmmsg(int fd, void *msgs, unsigned int n, int fds)
 {
-	int ret = recvmmsg(fd, msgs, n, MSG_DONTWAIT, NULL);
+	/* packet sockets refuse MSG_CMSG_CLOEXEC (EINVAL): only where asked */
+	int flags = MSG_DONTWAIT | (fds ? MSG_CMSG_CLOEXEC : 0);
+	int ret = recvmmsg(fd, msgs, n, flags, NULL);
 
 	return ret < 0 ? -errno : ret;
+}
+
+int vecnet_user_msg_fd(void *mmsg)
+{
+	struct msghdr *h = &((struct mmsghdr *)mmsg)->msg_hdr;
+	struct cmsghdr *cm;
+	int keep = -1;
+
+	for (cm = CMSG_FIRSTHDR(h); cm; cm = CMSG_NXTHDR(h, cm)) {
+		const unsigned char *p = CMSG_DATA(cm);
+		size_t i, n;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < n; i++) {
+			int fd;
+
+			memcpy(&fd, p + i * sizeof(int), sizeof(fd));
+			if (keep < 0)
+				keep = fd;
+			else
+				close(fd);
+		}
+	}
+	return keep;
+}
+
+int vecnet_user_chan_setup(int fd, int sndbuf)
+{
+	int type = vecnet_user_fd_socket(fd), domain;
+	socklen_t len = sizeof(domain);
+
+	if (type < 0)
+		return type;
+	if (type != SOCK_DGRAM)
+		return -EPROTOTYPE;
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0)
+		return -errno;
+	if (domain != AF_UNIX)
+		return -EAFNOSUPPORT;
+	/* the kernel keeps what it can grant; a smaller buffer still works */
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	return 0;
 }
 
 int vecnet_user_sendmmsg(int fd, void *msgs, unsigned int n)
@@ -209,6 +255,13 @@ int vecnet_user_sendmmsg(int fd, void *msgs, unsigned int n)
 	int ret = sendmmsg(fd, msgs, n, MSG_DONTWAIT | MSG_NOSIGNAL);
 
 	return ret < 0 ? -errno : ret;
+}
+
+int vecnet_user_send(int fd, const void *buf, int len)
+{
+	ssize_t ret = send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+	return ret < 0 ? -errno : (int)ret;
 }
 
 void vecnet_user_close(int fd)

@@ -22,8 +22,15 @@ int vecnet_user_unix_seqpacket(const char *local, const char *peer);
 int vecnet_user_fd_socket(int fd);
 int vecnet_user_inet_socket(int family, int type, int proto,
 			    const void *addr, int len);
-int vecnet_user_recvmmsg(int fd, void *msgs, unsigned int n);
+/* @fds: the messages have room for descriptors, closed on exec */
+int vecnet_user_recvmmsg(int fd, void *msgs, unsigned int n, int fds);
+/* The first descriptor a received message carried (others closed), or -1 */
+int vecnet_user_msg_fd(void *mmsg);
+/* A shortcut channel's descriptor: a unix datagram socket, non-blocking */
+int vecnet_user_chan_setup(int fd, int sndbuf);
 int vecnet_user_sendmmsg(int fd, void *msgs, unsigned int n);
+/* One datagram on a connected socket, without waiting */
+int vecnet_user_send(int fd, const void *buf, int len);
 void vecnet_user_close(int fd);
 int vecnet_user_tap_open(const char *ifname, int vnet_hdr_len);
 int vecnet_user_tap_set_offload(int fd, unsigned int tso, unsigned int csum);

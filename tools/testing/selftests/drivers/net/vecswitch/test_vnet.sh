@@ -3,7 +3,9 @@
 #
 # GSO across vecswitch, by default: guests a and b with unixdgram's
 # default options negotiate virtio-net headers with the switch on its one
-# --dgram socket; guest c (vnet=0) stays plain on the same socket. A TCP
+# --dgram socket; guest c (vnet=0) stays plain on the same socket. The
+# switch runs with --no-shortcut, so that a's frames to b cross it (by
+# default they would take a channel past it: test_shortcut.sh). A TCP
 # flow a -> b must cross as super-frames (the switch's rx_gso on a's port,
 # and far more bytes than frames); a flow a -> c must be cut by the switch
 # (gso_frames) and c -> a must arrive through the zero header. With TSO
@@ -28,7 +30,8 @@ declare -A ip=([a]=198.18.6.1 [b]=198.18.6.2 [c]=198.18.6.3)
 declare -A extra=([a]="" [b]="" [c]=",vnet=0")
 
 ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" \
-	--dgram "$TEST_TMP/dgram.sock" --ctl "$TEST_TMP/ctl" 2>"$TEST_TMP/switch.log" &
+	--dgram "$TEST_TMP/dgram.sock" --ctl "$TEST_TMP/ctl" --no-shortcut \
+	2>"$TEST_TMP/switch.log" &
 swpid=$!
 on_exit "kill $swpid 2>/dev/null"
 wait_for 10 test -S "$TEST_TMP/ctl"

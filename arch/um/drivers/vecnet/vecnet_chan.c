@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vecnet: shortcut channels (unixdgram, headers agreed, shortcut=1).
+ *
+ * A switch that sees two of its guests exchange unicast frames can take
+ * itself out of their way: it makes a datagram socket pair and hands one
+ * end to each guest, in a CHAN message naming the MAC address behind the
+ * other end.  From then on the guest sends that address's untagged
+ * frames into its end, with their virtio-net headers, and the other
+ * guest receives them straight from there: one host copy each way, as
+ * on a tap, and no third process.  Everything else (broadcast,
+ * multicast, other addresses, tagged frames) still goes to the switch.
+ *
+ * The receiving guest does not trust its end blindly: a channel carries
+ * frames from the one address it was opened for, each with a header,
+ * and anything else is dropped (rx_chan_bad).  The switch withdraws a
+ * channel with UNCHAN (the address moved, aged out or its port went);
+ * a send refused because the other end closed drops it too, and the
+ * frames queued for it go through the switch instead.
+ *
+ * Channels change state under tx.lock: FREE to PENDING when NAPI takes
+ * an offer, PENDING to ACTIVE in the work once the descriptor has an
+ * interrupt, and PENDING or ACTIVE to DYING from anywhere.  The work
+ * closes a DYING channel after an RCU grace period, so NAPI, which
+ * reads ACTIVE channels without the lock, never reads a closed
+ * descriptor.  Transmit picks ACTIVE channels only, and a channel that
+ * dies takes its queued frames back to the main descriptor.
+ */
+
+#include <linux/rcupdate.h>
+#include <linux/skbuff.h>
+#include <linux/virtio_net.h>
+#include <irq_kern.h>
+#include "vecnet.h"
+#include "vecnet_user.h"
+
+/* A channel that says "later" for this long is given up (a stopped guest) */
+#define VECNET_CHAN_STALL_NS	(20 * NSEC_PER_MSEC)
+
+static bool vecnet_chan_used(const struct vecnet_chan *c)
+{
+	return c->state != VECNET_CHAN_FREE;
+}
+
+/*
+ * Called with tx.lock held: stop using channel @idx and close it soon;
+ * @tell: the guest gives it up, and says so to the switch
+ */
+static void vecnet_chan_drop(struct vecnet_dev *vn, unsigned int idx, bool tell)
+{
+	struct vecnet_chan *c = &vn->chan[idx];
+	struct vecnet_txq *tx = &vn->tx;
+	unsigned int i;
+
+	if (c->state != VECNET_CHAN_PENDING && c->state != VECNET_CHAN_ACTIVE)
+		return;
+	if (c->state == VECNET_CHAN_ACTIVE)
+		vn->nchan--;
+	WRITE_ONCE(c->state, VECNET_CHAN_DYING);
+	/* what waits for it goes to the switch, which forwards it */
+	for (i = 0; tx->chan && i < tx->count; i++) {
+		unsigned int slot = (tx->head + i) % vn->depth;
+
+		if (tx->chan[slot] == idx)
+			tx->chan[slot] = VECNET_CHAN_NONE;
+	}
+	if (tell)
+		vecnet_nego_unchan(vn, c->mac);
+	schedule_work(&vn->chan_work);
+}
+
+static void vecnet_chan_kill(struct vecnet_dev *vn, unsigned int idx)
+{
+	vecnet_chan_drop(vn, idx, false);
+}
+
+/* Called with tx.lock held: the peer or our address changed */
+void vecnet_chan_kill_all(struct vecnet_dev *vn)
+{
+	unsigned int i;
+
+	for (i = 0; i < VECNET_CHAN_MAX; i++)
+		vecnet_chan_kill(vn, i);
+}
+
+static int vecnet_chan_find(const struct vecnet_dev *vn, const u8 *mac)
+{
+	unsigned int i;
+
+	for (i = 0; i < VECNET_CHAN_MAX; i++) {
+		const struct vecnet_chan *c = &vn->chan[i];
+
+		if ((c->state == VECNET_CHAN_PENDING ||
+		     c->state == VECNET_CHAN_ACTIVE) &&
+		    ether_addr_equal(c->mac, mac))
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * From NAPI, a CHAN message from the switch with the descriptor @fd that
+ * came with it (or -1).  Takes @fd in every case: kept, or closed.
+ */
+void vecnet_chan_offer(struct vecnet_dev *vn, const u8 *mac, int fd)
+{
+	int i, err = -EINVAL;
+
+	if (fd < 0 || !vn->chan_want || !is_valid_ether_addr(mac) ||
+	    ether_addr_equal(mac, vn->dev->dev_addr))
+		goto refuse;
+	/* a datagram socket of ours from here on, with room for a ring */
+	err = vecnet_user_chan_setup(fd, vn->chan_sndbuf);
+	if (err)
+		goto refuse;
+	spin_lock(&vn->tx.lock);
+	err = -EPROTO;
+	if (!vn->tx_vnet || !READ_ONCE(vn->rx_vnet))
+		goto refuse_locked;
+	/* a new channel to the same address replaces the old one */
+	i = vecnet_chan_find(vn, mac);
+	if (i >= 0)
+		vecnet_chan_kill(vn, i);
+	err = -ENOSPC;
+	for (i = 0; i < VECNET_CHAN_MAX; i++)
+		if (!vecnet_chan_used(&vn->chan[i]))
+			break;
+	if (i == VECNET_CHAN_MAX)
+		goto refuse_locked;
+	vn->chan[i].fd = fd;
+	vn->chan[i].irq = 0;
+	vn->chan[i].stall_ns = 0;
+	ether_addr_copy(vn->chan[i].mac, mac);
+	WRITE_ONCE(vn->chan[i].state, VECNET_CHAN_PENDING);
+	spin_unlock(&vn->tx.lock);
+	schedule_work(&vn->chan_work);
+	return;
+
+refuse_locked:
+	spin_unlock(&vn->tx.lock);
+refuse:
+	vecnet_count_napi(vn, chan_refused);
+	net_info_ratelimited("%s: refused a shortcut channel to %pM: %d\n",
+			     vn->dev->name, mac, err);
+	if (fd >= 0)
+		vecnet_user_close(fd);
+}
+
+/* From NAPI, an UNCHAN message: the switch withdraws the channel */
+void vecnet_chan_revoke(struct vecnet_dev *vn, const u8 *mac)
+{
+	int i;
+
+	spin_lock(&vn->tx.lock);
+	i = vecnet_chan_find(vn, mac);
+	if (i >= 0)
+		vecnet_chan_kill(vn, i);
+	spin_unlock(&vn->tx.lock);
+}
+
+/* Called with tx.lock held: the channel an outgoing frame takes */
+u8 vecnet_chan_pick(const struct vecnet_dev *vn, const struct sk_buff *skb)
+{
+	const struct ethhdr *eth = (const struct ethhdr *)skb->data;
+	unsigned int i;
+
+	if (skb_headlen(skb) < ETH_HLEN || eth->h_proto == htons(ETH_P_8021Q))
+		return VECNET_CHAN_NONE;
+	for (i = 0; i < VECNET_CHAN_MAX; i++) {
+		const struct vecnet_chan *c = &vn->chan[i];
+
+		if (c->state == VECNET_CHAN_ACTIVE &&
+		    ether_addr_equal(c->mac, eth->h_dest))
+			return i;
+	}
+	return VECNET_CHAN_NONE;
+}
+
+/*
+ * Called with tx.lock held: a send on channel @idx failed with @err.
+ * Returns true when the channel is given up, and its frames go to the
+ * switch: its other end closed, or it has said "later" for longer than
+ * VECNET_CHAN_STALL_NS.  A guest that stopped reading must not hold up
+ * the frames for everyone else in the ring; the switch has a queue per
+ * port for it.  Else the ring waits, as for the switch.
+ */
+bool vecnet_chan_send_failed(struct vecnet_dev *vn, unsigned int idx, int err)
+{
+	struct vecnet_chan *c = &vn->chan[idx];
+	u64 now;
+
+	switch (err) {
+	case -ECONNREFUSED:	/* the other guest closed its end */
+	case -ENOTCONN:
+	case -EPIPE:
+	case -ECONNRESET:
+		vecnet_chan_drop(vn, idx, true);
+		return true;
+	case -EAGAIN:
+	case -ENOBUFS:
+		now = ktime_get_ns();
+		if (!c->stall_ns) {
+			c->stall_ns = now;
+			return false;
+		}
+		if (now - c->stall_ns < VECNET_CHAN_STALL_NS)
+			return false;
+		vecnet_count_tx(vn, chan_stalled);
+		vecnet_chan_drop(vn, idx, true);
+		return true;
+	}
+	return false;
+}
+
+/* Called with tx.lock held: channel @idx took frames */
+void vecnet_chan_sent(struct vecnet_dev *vn, unsigned int idx)
+{
+	vn->chan[idx].stall_ns = 0;
+}
+
+/*
+ * From NAPI, a frame of @len bytes (header included) in @data read from
+ * channel @c.  Returns false to drop it.
+ */
+bool vecnet_chan_frame_ok(const struct vecnet_chan *c, const u8 *data,
+			  unsigned int len)
+{
+	const struct ethhdr *eth;
+
+	if (len < sizeof(struct virtio_net_hdr) + ETH_HLEN)
+		return false;
+	eth = (const struct ethhdr *)(data + sizeof(struct virtio_net_hdr));
+	return ether_addr_equal(eth->h_source, c->mac) &&
+	       !is_multicast_ether_addr(eth->h_dest) &&
+	       eth->h_proto != htons(ETH_P_8021Q);
+}
+
+static irqreturn_t vecnet_chan_interrupt(int irq, void *data)
+{
+	struct vecnet_chan *c = data;
+
+	napi_schedule(&c->vn->napi);
+	return IRQ_HANDLED;
+}
+
+/* Process context: interrupts for new channels, closing dead ones */
+static void vecnet_chan_work(struct work_struct *work)
+{
+	struct vecnet_dev *vn = container_of(work, struct vecnet_dev,
+					     chan_work);
+	unsigned long dying = 0;
+	unsigned int i;
+
+	for (i = 0; i < VECNET_CHAN_MAX; i++) {
+		struct vecnet_chan *c = &vn->chan[i];
+		int irq;
+
+		if (READ_ONCE(c->state) != VECNET_CHAN_PENDING)
+			continue;
+		irq = um_request_irq(UM_IRQ_ALLOC, c->fd, IRQ_READ,
+				     vecnet_chan_interrupt, 0, vn->dev->name, c);
+		spin_lock_bh(&vn->tx.lock);
+		if (irq > 0)
+			c->irq = irq;
+		if (irq > 0 && c->state == VECNET_CHAN_PENDING) {
+			/* NAPI reads fd once it sees ACTIVE */
+			smp_store_release(&c->state, VECNET_CHAN_ACTIVE);
+			vn->nchan++;
+			vecnet_count_tx(vn, chan_opened);
+			netdev_dbg(vn->dev, "shortcut channel to %pM\n", c->mac);
+		} else if (c->state == VECNET_CHAN_PENDING) {
+			vecnet_count_tx(vn, chan_refused);
+			vecnet_chan_kill(vn, i);
+		}
+		spin_unlock_bh(&vn->tx.lock);
+		/* frames that came before the interrupt raise no edge */
+		napi_schedule(&vn->napi);
+	}
+	for (i = 0; i < VECNET_CHAN_MAX; i++)
+		if (READ_ONCE(vn->chan[i].state) == VECNET_CHAN_DYING)
+			__set_bit(i, &dying);
+	if (!dying)
+		return;
+	/* NAPI may be reading them still: it reads under RCU */
+	synchronize_net();
+	for_each_set_bit(i, &dying, VECNET_CHAN_MAX) {
+		struct vecnet_chan *c = &vn->chan[i];
+
+		if (c->irq > 0)
+			um_free_irq(c->irq, c);
+		vecnet_user_close(c->fd);
+		spin_lock_bh(&vn->tx.lock);
+		c->irq = 0;
+		c->fd = -1;
+		WRITE_ONCE(c->state, VECNET_CHAN_FREE);
+		vecnet_count_tx(vn, chan_closed);
+		spin_unlock_bh(&vn->tx.lock);
+	}
+}
+
+/* The device goes down, NAPI and transmit are off: close every channel */
+void vecnet_chan_close_all(struct vecnet_dev *vn)
+{
+	if (!vn->chan_want)
+		return;
+	spin_lock_bh(&vn->tx.lock);
+	vecnet_chan_kill_all(vn);
+	spin_unlock_bh(&vn->tx.lock);
+	/* the work closes what is DYING, PENDING ones included */
+	flush_work(&vn->chan_work);
+}
+
+void vecnet_chan_init(struct vecnet_dev *vn)
+{
+	unsigned int i;
+
+	INIT_WORK(&vn->chan_work, vecnet_chan_work);
+	for (i = 0; i < VECNET_CHAN_MAX; i++) {
+		vn->chan[i].vn = vn;
+		vn->chan[i].fd = -1;
+	}
+}

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * chan.c - shortcut channels: the switch steps out of the way of unicast
+ * between two guests it has learned.
+ *
+ * When the switch forwards a unicast frame from one dgram guest to
+ * another, both with headers agreed and both having said in their HELLO
+ * that they take channels (VS_NEGO_F_CHAN), it makes a unix datagram
+ * socket pair and hands one end to each: a CHAN message, 12 bytes like
+ * the other negotiation messages, naming the MAC address behind the
+ * other end, with the descriptor in SCM_RIGHTS.  The guests then send
+ * that address's untagged unicast into their end, and receive the other
+ * guest's from theirs: one copy each way through the host kernel, as on
+ * a tap, instead of four through this process.
+ *
+ * The switch stays in charge of who is where.  A guest takes only frames
+ * from the address its channel was opened for.  When an address moves to
+ * another port, ages out, or its port goes or starts over (a HELLO), the
+ * switch sends UNCHAN with the address to the guests that hold a channel
+ * for it, and they go back to sending through the switch; a guest whose
+ * other end was closed finds out on its next send and does the same.  A
+ * channel keeps the forwarding entries of its two addresses fresh, as
+ * their frames would.  Frames on a channel are not seen here, so they
+ * are in no counter of the switch; the guests count them (ethtool -S).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+
+#include "vecswitch.h"
+
+/* One offer per port at most this often: HELLO loops cannot churn */
+#define VS_CHAN_GAP_MS		100
+/*
+ * A pair whose offer failed, or whose channel a guest gave up, gets a new
+ * one after 1 s, then 2, 4, ... up to 64 s while that goes on: a guest
+ * that stopped reading is not handed channel after channel, each holding
+ * what the other guest sent into it.  A channel that lasted a minute
+ * starts the count over.
+ */
+#define VS_CHAN_RETRY_MS	1000
+#define VS_CHAN_RETRY_MAX_MS	64000
+#define VS_CHAN_LASTED_MS	60000
+
+struct vs_chan {
+	struct vs_port *port[2];
+	uint8_t mac[2][6];	/* mac[i] sits behind port[i] */
+	bool open;
+	uint64_t opened_ms;
+	uint64_t retry_ms;	/* closed: not offered again before */
+	uint64_t backoff_ms;
+};
+
+static void put_chan_msg(uint8_t *m, uint8_t type, const uint8_t *mac)
+{
+	memcpy(m, VS_NEGO_MAGIC, 4);
+	m[4] = VS_NEGO_VERSION;
+	m[5] = type;
+	memcpy(m + 6, mac, 6);
+}
+
+/* Send a CHAN (with @fd) or UNCHAN (@fd -1) about @mac to dgram port @p */
+static int chan_send(struct vs_switch *sw, struct vs_port *p, uint8_t type,
+		     const uint8_t *mac, int fd)
+{
+	union {
+		struct cmsghdr cm;
+		uint8_t buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	uint8_t m[VS_NEGO_LEN];
+	struct iovec iov = { .iov_base = m, .iov_len = sizeof(m) };
+	struct msghdr mh = {
+		.msg_name = &p->pin.dst,
+		.msg_namelen = p->pin.dstlen,
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+	};
+
+	put_chan_msg(m, type, mac);
+	if (fd >= 0) {
+		memset(&ctl, 0, sizeof(ctl));
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = sizeof(ctl.buf);
+		ctl.cm.cmsg_level = SOL_SOCKET;
+		ctl.cm.cmsg_type = SCM_RIGHTS;
+		ctl.cm.cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(&ctl.cm), &fd, sizeof(int));
+	}
+	if (sendmsg(vs_dgram_fd(sw, p), &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Does dgram port @p take channels now? */
+static bool chan_capable(const struct vs_port *p)
+{
+	return p->chan_ok && p->rx_vnet && p->tx_vnet && !p->dead;
+}
+
+static void chan_unlink(struct vs_port *p, struct vs_chan *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nchan; i++) {
+		if (p->chan[i] == c) {
+			p->chan[i] = p->chan[--p->nchan];
+			return;
+		}
+	}
+}
+
+/* Close channel @c: the guests that hold its ends are told to close them */
+static void chan_close(struct vs_switch *sw, struct vs_chan *c)
+{
+	unsigned int i;
+
+	if (!c->open)
+		return;
+	for (i = 0; i < 2; i++)
+		if (!c->port[i]->dead &&
+		    chan_send(sw, c->port[i], VS_NEGO_UNCHAN, c->mac[!i], -1))
+			sw->st.chan_unsent++;
+	c->open = false;
+	sw->st.chan_revoked++;
+}
+
+/* Wait before the pair gets another channel (see VS_CHAN_RETRY_MS) */
+static void chan_back_off(struct vs_switch *sw, struct vs_chan *c)
+{
+	if (!c->backoff_ms || (c->opened_ms &&
+			       sw->now_ms - c->opened_ms >= VS_CHAN_LASTED_MS))
+		c->backoff_ms = VS_CHAN_RETRY_MS;
+	else if (c->backoff_ms < VS_CHAN_RETRY_MAX_MS)
+		c->backoff_ms *= 2;
+	c->retry_ms = sw->now_ms + c->backoff_ms;
+}
+
+/* Forget channel @c altogether */
+static void chan_drop(struct vs_switch *sw, struct vs_chan *c)
+{
+	chan_close(sw, c);
+	chan_unlink(c->port[0], c);
+	chan_unlink(c->port[1], c);
+	free(c);
+}
+
+/* Make room on @p: forget a closed pair, if it has one */
+static bool chan_room(struct vs_switch *sw, struct vs_port *p)
+{
+	unsigned int i;
+
+	if (p->nchan < VS_CHAN_PORT_MAX)
+		return true;
+	for (i = 0; i < p->nchan; i++) {
+		if (!p->chan[i]->open) {
+			chan_drop(sw, p->chan[i]);
+			return true;
+		}
+	}
+	return false;
+}
+
+static struct vs_chan *chan_find(const struct vs_port *a, const uint8_t *ma,
+				 const struct vs_port *b, const uint8_t *mb)
+{
+	unsigned int i;
+
+	for (i = 0; i < a->nchan; i++) {
+		struct vs_chan *c = a->chan[i];
+		unsigned int s = c->port[0] != a;
+
+		if (c->port[!s] == b && !memcmp(c->mac[s], ma, 6) &&
+		    !memcmp(c->mac[!s], mb, 6))
+			return c;
+	}
+	return NULL;
+}
+
+/* Make the socket pair and hand it out; false when it could not be done */
+static bool chan_open(struct vs_switch *sw, struct vs_chan *c)
+{
+	int sv[2], err = 0;
+	unsigned int i;
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		vs_log(sw, 1, "shortcut: no socket pair: %s", strerror(errno));
+		return false;
+	}
+	for (i = 0; i < 2 && !err; i++)
+		err = chan_send(sw, c->port[i], VS_NEGO_CHAN, c->mac[!i], sv[i]);
+	/* a guest that got its end sees the other closed, and stops */
+	close(sv[0]);
+	close(sv[1]);
+	if (err) {
+		vs_log(sw, 2, "shortcut: port %u %s: %s", c->port[i - 1]->id,
+		       i == 1 ? "refused the offer" : "refused the second end",
+		       strerror(-err));
+		return false;
+	}
+	for (i = 0; i < 2; i++)
+		c->port[i]->chan_ms = sw->now_ms;
+	return true;
+}
+
+/*
+ * The switch forwards a unicast frame from @in (source @src) to @out
+ * (destination @dst), untagged.  Offer the two a channel if they take one
+ * and have none yet.
+ */
+void vs_chan_seen(struct vs_switch *sw, struct vs_port *in, const uint8_t *src,
+		  struct vs_port *out, const uint8_t *dst)
+{
+	struct vs_chan *c;
+
+	if (!chan_capable(in) || !chan_capable(out))
+		return;
+	/* not to a guest that is behind: it would not read the offer soon */
+	if (in->txq.count > in->txq.cap / 2 || out->txq.count > out->txq.cap / 2)
+		return;
+	c = chan_find(in, src, out, dst);
+	if (c && (c->open || sw->now_ms < c->retry_ms))
+		return;
+	if (sw->now_ms - in->chan_ms < VS_CHAN_GAP_MS ||
+	    sw->now_ms - out->chan_ms < VS_CHAN_GAP_MS)
+		return;
+	if (!c) {
+		if (!chan_room(sw, in) || !chan_room(sw, out)) {
+			sw->st.chan_full++;
+			return;
+		}
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return;
+		c->port[0] = in;
+		c->port[1] = out;
+		memcpy(c->mac[0], src, 6);
+		memcpy(c->mac[1], dst, 6);
+		in->chan[in->nchan++] = c;
+		out->chan[out->nchan++] = c;
+	}
+	if (!chan_open(sw, c)) {
+		sw->st.chan_failed++;
+		chan_back_off(sw, c);
+		in->chan_ms = sw->now_ms;
+		return;
+	}
+	c->open = true;
+	c->opened_ms = sw->now_ms;
+	sw->st.chan_opened++;
+}
+
+/* @mac no longer sits behind @p (moved, aged, or @p goes): drop its channels */
+void vs_chan_forget(struct vs_switch *sw, struct vs_port *p,
+		    const uint8_t *mac)
+{
+	unsigned int i = 0;
+
+	while (i < p->nchan) {
+		struct vs_chan *c = p->chan[i];
+		unsigned int s = c->port[0] != p;
+
+		if (!mac || !memcmp(c->mac[s], mac, 6))
+			chan_drop(sw, c);	/* takes it out of p->chan */
+		else
+			i++;
+	}
+}
+
+/*
+ * Guest @p says it closed its channel to @mac (its other end was closed,
+ * or it stalled): close the other end too; a new channel may follow,
+ * after a while.
+ */
+void vs_chan_closed(struct vs_switch *sw, struct vs_port *p,
+		    const uint8_t *mac)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nchan; i++) {
+		struct vs_chan *c = p->chan[i];
+		unsigned int s = c->port[0] != p;
+
+		if (c->open && !memcmp(c->mac[!s], mac, 6)) {
+			chan_close(sw, c);
+			chan_back_off(sw, c);
+			return;
+		}
+	}
+}
+
+/* Once a second: an open channel's addresses are as good as seen */
+void vs_chan_refresh(struct vs_switch *sw)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < sw->nports; i++) {
+		struct vs_port *p = sw->ports[i];
+
+		if (!p || p->dead)
+			continue;
+		for (j = 0; j < p->nchan; j++) {
+			struct vs_chan *c = p->chan[j];
+			unsigned int s = c->port[0] != p;
+
+			if (!c->open)
+				continue;
+			vs_fdb_touch(sw, p, c->mac[s]);
+			p->seen_ms = sw->now_ms;
+		}
+	}
+}

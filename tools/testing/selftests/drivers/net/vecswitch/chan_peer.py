@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""A hostile stand-in for vecswitch: how a guest treats shortcut channels.
+
+chan_peer.py SOCK UML_EXEC GUEST_DIR GUEST_MAC GUEST_IP
+
+Binds SOCK, waits for the guest (unixdgram, path=SOCK) to say HELLO,
+agrees to virtio-net headers, and then tries the guest: descriptors
+forced on it with ordinary frames must not stay open in it, CHAN
+messages without a descriptor or for a bad address are refused, a real
+channel carries the guest's frames for its address and only frames from
+that address into the guest, and UNCHAN closes it.  The guest is driven
+through uml-exec.  Prints "# ..." lines; exits 1 naming each failure.
+"""
+
+import os
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+MAGIC = b"VECN"
+HELLO, MODE, CHAN, UNCHAN = 1, 2, 3, 4
+VNET_HDR = bytes(10)
+PEER_MAC = bytes.fromhex("027665c0ffee")
+OTHER_MAC = bytes.fromhex("027665c0beef")
+
+sock_path, uml_exec, guest_dir, guest_mac, guest_ip = sys.argv[1:6]
+gmac = bytes.fromhex(guest_mac.replace(":", ""))
+failures = []
+
+
+def fail(what):
+    failures.append(what)
+    print(f"# FAIL: {what}")
+
+
+def msg(kind, rest):
+    return MAGIC + bytes([1, kind]) + rest
+
+
+def guest(*cmd):
+    r = subprocess.run([uml_exec, "-t", "60", guest_dir, "--", *cmd],
+                       capture_output=True, text=True, check=False)
+    return r.returncode, r.stdout
+
+
+def xstats():
+    _, out = guest("ethtool", "-S", "vec0")
+    st = {}
+    for line in out.splitlines():
+        k, _, v = line.strip().partition(":")
+        if v.strip().isdigit():
+            st[k] = int(v)
+    return st
+
+
+def wait_stat(name, at_least, secs=10):
+    end = time.time() + secs
+    while time.time() < end:
+        v = xstats().get(name, 0)
+        if v >= at_least:
+            return v
+        time.sleep(0.2)
+    return xstats().get(name, 0)
+
+
+def with_fd(fd):
+    return [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("i", fd))]
+
+
+def frame(src, dst, ethertype=b"\x08\x00", body=bytes(46)):
+    return VNET_HDR + dst + src + ethertype + body
+
+
+def open_fds(pid):
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def recv_until(s, want, secs):
+    """Datagrams from s until want(data) holds, for up to secs."""
+    s.settimeout(0.2)
+    end = time.time() + secs
+    while time.time() < end:
+        try:
+            data = s.recv(70000)
+        except socket.timeout:
+            continue
+        if want(data):
+            return data
+    return None
+
+
+sw = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+sw.bind(sock_path)
+sw.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+sw.settimeout(1)
+
+# HELLO, with the channel flag: the guest asks for channels by default
+addr = pid = None
+deadline = time.time() + 120
+while time.time() < deadline and addr is None:
+    try:
+        data, anc, _, src = sw.recvmsg(70000, socket.CMSG_SPACE(12))
+    except socket.timeout:
+        continue
+    if data[:4] == MAGIC and len(data) == 12 and data[5] == HELLO:
+        flags = struct.unpack(">H", data[6:8])[0]
+        if not flags & 2:
+            fail(f"the guest's HELLO has flags {flags:#x}, without F_CHAN")
+        addr = src
+        for level, kind, d in anc:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS:
+                pid = struct.unpack("iII", d[:12])[0]
+if addr is None or pid is None:
+    print("# FAIL: no HELLO from the guest")
+    sys.exit(1)
+sw.sendto(msg(MODE, struct.pack(">HI", 1, 65554)), addr)
+if recv_until(sw, lambda d: d[:4] == MAGIC and d[5] == MODE, 10) is None:
+    fail("the guest never answered MODE")
+# its carrier and the agreement settle
+wait_stat("nego_agreed", 1)
+
+# Descriptors forced on the guest with frames, and CHAN with none
+before = open_fds(pid)
+for _ in range(40):
+    r, w = os.pipe()
+    sw.sendmsg([frame(OTHER_MAC, b"\xff" * 6)], with_fd(r), 0, addr)
+    os.close(r)
+    os.close(w)
+sw.sendto(msg(CHAN, PEER_MAC), addr)
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+sw.sendmsg([msg(CHAN, b"\xff" * 6)], with_fd(b.fileno()), 0, addr)
+sw.sendmsg([msg(CHAN, gmac)], with_fd(b.fileno()), 0, addr)
+r, w = os.pipe()
+sw.sendmsg([msg(CHAN, OTHER_MAC)], with_fd(r), 0, addr)
+os.close(r)
+os.close(w)
+refused = wait_stat("chan_refused", 4)
+print(f"# CHAN without a descriptor, for broadcast, for itself, with a pipe: "
+      f"{refused} refused")
+if refused < 4:
+    fail(f"only {refused} of 4 bad offers refused")
+time.sleep(0.5)
+grown = open_fds(pid) - before
+print(f"# the guest's open descriptors after 40 forced ones and 4 bad offers: "
+      f"{grown:+d}")
+if grown > 10:
+    fail(f"the guest kept {grown} descriptors forced on it")
+
+# A real channel for PEER_MAC
+sw.sendmsg([msg(CHAN, PEER_MAC)], with_fd(b.fileno()), 0, addr)
+b.close()
+if wait_stat("chan_opened", 1) < 1:
+    fail("the guest did not open the channel")
+peer_ip = guest_ip.rsplit(".", 1)[0] + ".99"
+guest("ip", "neigh", "replace", peer_ip, "lladdr",
+      ":".join(f"{x:02x}" for x in PEER_MAC), "dev", "vec0")
+guest("ping", "-c", "3", "-i", "0.2", "-W", "1", peer_ip)
+got = recv_until(a, lambda d: len(d) >= 24 and d[10:16] == PEER_MAC, 5)
+if got is None:
+    fail("no frame for the channel's address came through the channel")
+else:
+    print(f"# the guest sent {len(got)} bytes for {PEER_MAC.hex(':')} "
+          f"through the channel, header first")
+    if got[16:22] != gmac:
+        fail("the channel's frame has another source than the guest")
+
+# Into the guest: only frames from PEER_MAC, untagged, unicast, whole
+good0, bad0 = xstats().get("rx_chan_frames", 0), xstats().get("rx_chan_bad", 0)
+a.send(frame(PEER_MAC, gmac))
+a.send(frame(OTHER_MAC, gmac))
+a.send(frame(PEER_MAC, b"\xff" * 6))
+a.send(frame(PEER_MAC, gmac, b"\x81\x00", b"\x00\x05\x08\x00" + bytes(42)))
+a.send(b"\x00" * 12)
+a.send(msg(UNCHAN, PEER_MAC))
+bad = wait_stat("rx_chan_bad", bad0 + 5) - bad0
+good = xstats().get("rx_chan_frames", 0) - good0
+print(f"# into the guest through the channel: {good} datagrams, {bad} refused")
+if bad != 5:
+    fail(f"{bad} of 5 bad datagrams on the channel refused")
+if good != 6:
+    fail(f"the guest read {good} of the 6 datagrams sent on the channel")
+
+# UNCHAN: the guest closes its end, and sends for PEER_MAC to the switch
+sw.sendto(msg(UNCHAN, PEER_MAC), addr)
+if wait_stat("chan_closed", 1) < 1:
+    fail("UNCHAN did not close the channel")
+refused_send = False
+end = time.time() + 5
+while time.time() < end and not refused_send:
+    try:
+        a.send(frame(PEER_MAC, gmac))
+        time.sleep(0.1)
+    except ConnectionRefusedError:
+        refused_send = True
+if not refused_send:
+    fail("the guest's end of the channel is still open after UNCHAN")
+guest("ping", "-c", "2", "-i", "0.2", "-W", "1", peer_ip)
+if recv_until(sw, lambda d: len(d) >= 24 and d[10:16] == PEER_MAC, 5) is None:
+    fail("after UNCHAN, frames for the address did not come to the switch")
+print(f"# after UNCHAN the guest sends for {PEER_MAC.hex(':')} to the switch")
+sys.exit(1 if failures else 0)

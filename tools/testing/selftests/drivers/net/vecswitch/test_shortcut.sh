@@ -1,0 +1,126 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shortcut channels. Guests a and b with the default options, on vecswitch
+# with its default options: their TCP flow must go through the channel
+# the switch hands them (the guests' channel counters count it, the
+# switch's port counters do not), and guest c (shortcut=0) gets no
+# channel. When b's end closes (vec0 down and up) a falls back to the
+# switch and a new channel follows; when d takes b's MAC, the switch
+# withdraws a's channel. Then chan_peer.py, a hostile stand-in for the
+# switch, checks that a guest refuses bad offers, closes descriptors
+# forced on it, takes only the pinned address's frames from a channel,
+# and closes the channel on UNCHAN.
+
+source "$(dirname "$(readlink -f "$0")")/../../../um/lib.sh"
+require_cmd iperf3 python3
+[ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
+
+source "$(dirname "$(readlink -f "$0")")/guests.sh"
+here=$(dirname "$(readlink -f "$0")")
+sw_stat() {
+	ctl stats --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["switch"][sys.argv[1]])' "$1"
+}
+# xstat GUEST COUNTER: a counter of the guest's ethtool -S vec0
+xstat() {
+	exec_in "$1" ethtool -S vec0 | awk -v k="$2:" '$1 == k { print $2 }'
+}
+# xstat_ge GUEST COUNTER N: the counter reached N (for wait_for)
+# shellcheck disable=SC2317  # run by wait_for
+xstat_ge() { [ "$(xstat "$1" "$2")" -ge "$3" ]; }
+iperf_mbps() {
+	python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e6))' \
+		"$1" 2>/dev/null || echo 0
+}
+
+ns=$(netns_add shortcut)
+declare -A mac=([a]=02:76:65:00:d0:01 [b]=02:76:65:00:d0:02 [c]=02:76:65:00:d0:03
+		[d]=02:76:65:00:d0:02 [e]=02:76:65:00:d0:05)
+declare -A ip=([a]=198.18.7.1 [b]=198.18.7.2 [c]=198.18.7.3 [d]=198.18.7.4 [e]=198.18.7.5)
+declare -A extra=([a]="" [b]="" [c]=",shortcut=0" [d]="")
+
+ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" \
+	--dgram "$TEST_TMP/dgram.sock" --ctl "$TEST_TMP/ctl" 2>"$TEST_TMP/switch.log" &
+swpid=$!
+on_exit "kill $swpid 2>/dev/null"
+wait_for 10 test -S "$TEST_TMP/ctl"
+check_err $? "vecswitch did not start: $(tail -n 3 "$TEST_TMP/switch.log")"
+
+opts() { echo "transport=unixdgram,path=$TEST_TMP/dgram.sock,local=$TEST_TMP/$1.sock,mac=${mac[$1]},depth=128${extra[$1]}"; }
+for g in a b c; do
+	boot_guest "$g" "$ns" "$(opts "$g")"
+done
+guests_up "shortcut channels" a b c
+for g in b c; do
+	reach a "$g"
+	exec_in "$g" iperf3 -s -D >/dev/null
+	check_err $? "no iperf3 server in $g"
+done
+
+# a -> b: through the channel, past the switch
+f0=$(port_stat a rx_frames)
+exec_in a iperf3 -c "${ip[b]}" -t 3 -J >"$TEST_TMP/ab.json"
+check_err $? "iperf3 a -> b failed"
+frames=$(( $(port_stat a rx_frames) - f0 ))
+tx=$(xstat a tx_chan_frames)
+rx=$(xstat b rx_chan_frames)
+echo "# a -> b: $(iperf_mbps "$TEST_TMP/ab.json") Mbit/s; a sent $tx frames into its channel, b read $rx from its own; the switch got $frames from a"
+[ "$(sw_stat chan_opened)" -ge 1 ]
+check_err $? "the switch opened no channel"
+[ "${tx:-0}" -gt 1000 ] && [ "${rx:-0}" -gt 1000 ]
+check_err $? "the flow did not take the channel (a sent $tx, b read $rx)"
+[ "$frames" -lt 100 ]
+check_err $? "the switch still forwarded $frames frames of a's flow"
+[ "$(xstat b rx_chan_bad)" = 0 ]
+check_err $? "b refused $(xstat b rx_chan_bad) frames of a's channel"
+
+# a -> c: c takes no channels, the switch forwards
+exec_in a iperf3 -c "${ip[c]}" -t 2 -J >"$TEST_TMP/ac.json"
+check_err $? "iperf3 a -> c failed"
+echo "# a -> c (shortcut=0): $(iperf_mbps "$TEST_TMP/ac.json") Mbit/s"
+[ "$(iperf_mbps "$TEST_TMP/ac.json")" -gt 0 ] && [ "$(xstat c chan_opened)" = 0 ] &&
+	[ "$(xstat c rx_chan_frames)" = 0 ]
+check_err $? "c (shortcut=0) moved nothing or got a channel"
+
+# b's end closes: a falls back to the switch, and a new channel comes
+exec_in b sh -c "ip link set vec0 down && ip link set vec0 up"
+check_err $? "b could not bring vec0 down and up"
+reach a b
+exec_in a ping -c 20 -i 0.1 "${ip[b]}" >/dev/null
+check_err $? "a lost pings to b once b's end of the channel closed"
+wait_for 10 xstat_ge a chan_opened 2
+check_err $? "no second channel for a after b came back ($(xstat a chan_opened) opened)"
+wait_for 10 xstat_ge a chan_closed 1
+check_err $? "a did not close the channel whose other end went"
+
+# d takes b's MAC: the switch withdraws the channels for it
+revoked=$(sw_stat chan_revoked)
+boot_guest d "$ns" "$(opts d)"
+guests_up "shortcut channels" d
+# shellcheck disable=SC2317  # run by wait_for
+revoked_more() { [ "$(sw_stat chan_revoked)" -gt "$revoked" ]; }
+exec_in d ping -c 1 -W 1 "${ip[a]}" >/dev/null
+wait_for 10 revoked_more
+check_err $? "the switch withdrew no channel when b's MAC moved to d"
+wait_for 10 xstat_ge a chan_closed 2
+check_err $? "a kept its channel to b's MAC after it moved"
+
+ctl stats | sed 's/^/#   /'
+kill "$swpid" && wait "$swpid"
+check_err $? "vecswitch did not exit cleanly"
+! grep -q "runtime error\|ERROR: AddressSanitizer" "$TEST_TMP/switch.log"
+check_err $? "sanitizer report: $(grep -m3 "runtime error\|AddressSanitizer" "$TEST_TMP/switch.log")"
+
+# A hostile switch
+boot_guest e "$ns" "transport=unixdgram,path=$TEST_TMP/fake.sock,local=$TEST_TMP/e.sock,mac=${mac[e]}"
+python3 "$here/chan_peer.py" "$TEST_TMP/fake.sock" "$VECNET_SRC/scripts/uml-exec" \
+	"$TEST_TMP/e" "${mac[e]}" "${ip[e]}" >"$TEST_TMP/peer.log" 2>&1 &
+peer=$!
+exec_in e sh -c "ip addr add ${ip[e]}/24 dev vec0 && ip link set vec0 up"
+check_err $? "guest e did not boot or bring vec0 up"
+wait "$peer"
+check_err $? "a guest trusted a hostile switch's channels"
+cat "$TEST_TMP/peer.log"
+
+log_test "shortcut channels: unicast between guests past the switch, withdrawn, refused when bad"
+exit "$RET"
