@@ -39,6 +39,7 @@ struct list_head { struct list_head *next, *prev; };
 struct napi_struct { int unused; };
 struct hrtimer { int unused; };
 struct delayed_work { int unused; };
+struct work_struct { int unused; };
 struct net_device;
 struct sk_buff;
 
