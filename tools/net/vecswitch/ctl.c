@@ -168,12 +168,6 @@ static uint64_t stat_at(const void *base, size_t off)
 	return v;
 }
 
-void vs_mac_str(char *out, const uint8_t *m)
-{
-	sprintf(out, "%02x:%02x:%02x:%02x:%02x:%02x",
-		m[0], m[1], m[2], m[3], m[4], m[5]);
-}
-
 /* ---- reports ---------------------------------------------------------------- */
 
 static void report_ports(struct vs_switch *sw, struct sbuf *sb, bool json)

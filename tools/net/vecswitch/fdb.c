@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fdb.c - the forwarding table: (MAC, VLAN) -> port, with learning, moves,
- * aging, a total limit and a per-port limit.
+ * aging, a total limit and a per-port limit; and how a MAC address is
+ * written out.
  *
  * Entries live in one preallocated array chained into hash buckets, so the
  * table never allocates after start-up and a flood of random source MACs
  * costs at most fdb_max entries.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -231,4 +233,10 @@ void vs_fdb_sweep(struct vs_switch *sw)
 {
 	if (sw->cfg.age && sw->fdb.count)
 		fdb_remove_if(sw, NULL);
+}
+
+void vs_mac_str(char *out, const uint8_t *m)
+{
+	sprintf(out, "%02x:%02x:%02x:%02x:%02x:%02x",
+		m[0], m[1], m[2], m[3], m[4], m[5]);
 }

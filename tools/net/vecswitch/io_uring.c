@@ -298,5 +298,4 @@ const struct vs_io_ops vs_io_uring = {
 	.init		= uring_init,
 	.fini		= uring_fini,
 	.wait		= uring_wait,
-	.flush_dgram	= vs_mmsg_flush_dgram,
 };

@@ -442,10 +442,10 @@ void vs_dispatch(struct vs_switch *sw, uint64_t tag, uint32_t events)
 		break;
 	}
 	case VS_EV_DGRAM:
-		vs_mmsg_dgram_rx(sw, false);
+		vs_dgram_rx(sw, false);
 		break;
 	case VS_EV_VNET:
-		vs_mmsg_dgram_rx(sw, true);
+		vs_dgram_rx(sw, true);
 		break;
 	case VS_EV_STREAM_LISTEN:
 		vs_accept(sw, sw->stream_fd, VS_PORT_STREAM);

@@ -3,7 +3,9 @@
  * sock.c - the switch's own unix sockets on the file system: path checks,
  * stale socket recovery, binding with restrictive permissions from the
  * start, then the configured mode and group; the descriptors they and
- * the ports need, and accepting connections without ever running out.
+ * the ports need, and accepting connections without ever running out;
+ * and the credentials of the senders on them, against --allow-uid and
+ * --allow-gid.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -208,4 +210,55 @@ int vs_accept_fd(struct vs_switch *sw, int lfd)
 	}
 	errno = EAGAIN;
 	return -1;
+}
+
+/* ---- sender credentials ------------------------------------------------ */
+
+_Static_assert(sizeof(((struct vs_switch *)0)->rxctl[0]) >=
+	       CMSG_SPACE(sizeof(struct ucred)), "rxctl too small for ucred");
+
+/* --allow-uid or --allow-gid given: every sender must show credentials. */
+static bool vs_cred_check(const struct vs_config *cfg)
+{
+	return cfg->n_allow_uid || cfg->n_allow_gid;
+}
+
+static bool id_listed(const uint32_t *ids, unsigned int n, uint32_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+/*
+ * A sender may attach when its uid is in --allow-uid or its gid (the
+ * primary one: the kernel passes no other) is in --allow-gid. No
+ * credentials at all, with checks on, is a refusal.
+ */
+bool vs_cred_allowed(const struct vs_config *cfg, const struct ucred *cred)
+{
+	if (!vs_cred_check(cfg))
+		return true;
+	if (!cred)
+		return false;
+	return id_listed(cfg->allow_uid, cfg->n_allow_uid, cred->uid) ||
+	       id_listed(cfg->allow_gid, cfg->n_allow_gid, cred->gid);
+}
+
+/* The SCM_CREDENTIALS a received message carries, or NULL. */
+const struct ucred *vs_cmsg_cred(const struct msghdr *mh)
+{
+	struct cmsghdr *c;
+
+	if (mh->msg_flags & MSG_CTRUNC)
+		return NULL;
+	for (c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR((struct msghdr *)mh, c))
+		if (c->cmsg_level == SOL_SOCKET &&
+		    c->cmsg_type == SCM_CREDENTIALS &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(struct ucred)))
+			return (const struct ucred *)CMSG_DATA(c);
+	return NULL;
 }

@@ -3,6 +3,20 @@
  * vecswitch.h - shared types of the vecswitch daemon: configuration, the
  * switch state, ports and their queues, forwarding table entries, per-port
  * counters and the I/O backend interface.
+ *
+ * Where a frame goes, file by file:
+ *	mmsg.c, io_uring.c	wait for the sockets; take datagrams off them
+ *	dgram.c, conn.c		a datagram or connection's frame, from its port
+ *	nego.c, chan.c		(negotiation messages; shortcut channels)
+ *	forward.c		checks, learning (fdb.c) and the ports it goes to
+ *	gso.c			cut for a port without virtio-net headers
+ *	buf.c			stored once, queued on each of those ports
+ *	port.c			at the end of the loop turn, every queue is sent:
+ *	dgram.c, conn.c		by sendmmsg for the dgram ports, else as the
+ *				socket takes it
+ * Around it: main.c (options, the loop), sock.c (the switch's sockets and
+ * who may use them), peer.c (where a dgram port's frames go), ctl.c (the
+ * control socket), unixdiag.c (which guests read).
  */
 #ifndef VECSWITCH_H
 #define VECSWITCH_H
@@ -334,8 +348,6 @@ struct vs_io_ops {
 	void (*fini)(struct vs_switch *sw);
 	/* wait up to timeout_ms for events and dispatch them */
 	int (*wait)(struct vs_switch *sw, int timeout_ms);
-	/* push queued frames of dgram peers */
-	void (*flush_dgram)(struct vs_switch *sw);
 };
 
 struct vs_switch {
@@ -423,7 +435,7 @@ void vs_log(const struct vs_switch *sw, int level, const char *fmt, ...)
 void vs_dispatch(struct vs_switch *sw, uint64_t tag, uint32_t events);
 int vs_epoll_add(struct vs_switch *sw, int fd, uint64_t tag, uint32_t events);
 
-/* port.c */
+/* buf.c */
 struct vs_buf *vs_buf_alloc(unsigned int len);
 void vs_buf_set_limit(size_t bytes);
 void vs_buf_account(struct vs_sw_stats *st);
@@ -431,16 +443,27 @@ struct vs_buf *vs_buf_new(const void *data, unsigned int len,
 			  const uint8_t *vnet, const struct vs_gso *gso);
 void vs_buf_drop_segs(struct vs_buf *b);
 void vs_buf_put(struct vs_buf *b);
+bool vs_queue_push(struct vs_port *p, struct vs_buf *b);
+struct vs_buf *vs_queue_peek(const struct vs_port *p, unsigned int i);
+void vs_queue_pop(struct vs_port *p);
+void vs_queue_drain(struct vs_port *p);
+void vs_port_sent(struct vs_port *p);
+
+/* port.c */
 bool vs_user_ports_full(struct vs_switch *sw, uint32_t uid);
 unsigned int vs_user_fdb_count(const struct vs_switch *sw, uint32_t uid);
 void vs_port_age(struct vs_switch *sw);
 struct vs_port *vs_port_new(struct vs_switch *sw, enum vs_port_type type,
 			    int fd, const char *name);
 void vs_port_remove(struct vs_switch *sw, struct vs_port *p, const char *why);
+const char *vs_type_name(enum vs_port_type type);
 const char *vs_port_type_name(const struct vs_port *p);
 void vs_port_reap(struct vs_switch *sw);
 void vs_port_free_all(struct vs_switch *sw);
 void vs_name_escape(char *out, size_t outlen, const uint8_t *s, size_t n);
+void vs_flush_all(struct vs_switch *sw);
+
+/* dgram.c */
 struct vs_port *vs_dgram_peer(struct vs_switch *sw,
 			      const struct sockaddr_un *addr, socklen_t len,
 			      const struct ucred *cred, bool vnet);
@@ -448,32 +471,29 @@ int vs_dgram_fd(const struct vs_switch *sw, const struct vs_port *p);
 bool vs_dgram_stalled(struct vs_switch *sw, const struct vs_port *p);
 void vs_dgram_seen_idle(struct vs_switch *sw, const struct sockaddr_un *addr,
 			socklen_t len, uint64_t gen);
-bool vs_queue_push(struct vs_port *p, struct vs_buf *b);
-struct vs_buf *vs_queue_peek(const struct vs_port *p, unsigned int i);
-void vs_queue_pop(struct vs_port *p);
-void vs_port_sent(struct vs_port *p);
+void vs_dgram_input(struct vs_switch *sw, bool vnet,
+		    const struct sockaddr_un *addr, socklen_t alen,
+		    const struct ucred *cred, const uint8_t *data, size_t len,
+		    bool truncated);
 bool vs_dgram_dead_errno(int err);
 void vs_dgram_blocked(struct vs_switch *sw, struct vs_port *p);
 void vs_dgram_unblocked(struct vs_port *p);
 void vs_dgram_probe_event(struct vs_switch *sw, struct vs_port *p);
 void vs_dgram_probe_reset(struct vs_switch *sw, struct vs_port *p);
+int vs_next_retry_ms(struct vs_switch *sw);
+size_t vs_dgram_slot(const struct vs_switch *sw);
+void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
+		      struct iovec *iov, bool vnet, bool names);
+void vs_dgram_rx(struct vs_switch *sw, bool vnet);
+void vs_dgram_flush(struct vs_switch *sw);
+
+/* conn.c */
 void vs_port_flush(struct vs_switch *sw, struct vs_port *p);
-void vs_flush_all(struct vs_switch *sw);
 void vs_port_event(struct vs_switch *sw, struct vs_port *p, uint32_t events);
 void vs_accept(struct vs_switch *sw, int lfd, enum vs_port_type type);
 int vs_tap_open(struct vs_switch *sw, const char *ifname);
 void vs_tap_mtu(struct vs_port *p);
 void vs_stream_rx(struct vs_switch *sw, struct vs_port *p);
-void vs_dgram_input(struct vs_switch *sw, bool vnet,
-		    const struct sockaddr_un *addr, socklen_t alen,
-		    const struct ucred *cred, const uint8_t *data, size_t len,
-		    bool truncated);
-bool vs_cred_allowed(const struct vs_config *cfg, const struct ucred *cred);
-const struct ucred *vs_cmsg_cred(const struct msghdr *mh);
-int vs_next_retry_ms(struct vs_switch *sw);
-size_t vs_dgram_slot(const struct vs_switch *sw);
-void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
-		      struct iovec *iov, bool vnet, bool names);
 
 /* forward.c */
 void vs_forward(struct vs_switch *sw, struct vs_port *in,
@@ -499,6 +519,7 @@ void vs_fdb_flush_port(struct vs_switch *sw, struct vs_port *p);
 void vs_fdb_touch(struct vs_switch *sw, struct vs_port *p, const uint8_t *mac);
 void vs_fdb_sweep(struct vs_switch *sw);
 struct vs_port *vs_fdb_owner(struct vs_switch *sw, const uint8_t *mac);
+void vs_mac_str(char *out, const uint8_t *mac);	/* out: 18 bytes */
 
 /* ctl.c */
 void vs_ctl_accept(struct vs_switch *sw);
@@ -508,7 +529,6 @@ void vs_ctl_close_all(struct vs_switch *sw);
 int vs_ctl_client(int argc, char **argv);
 bool vs_ctl_req_done(const struct vs_ctl_conn *c);
 void vs_ctl_answer(struct vs_switch *sw, struct vs_ctl_conn *c);
-void vs_mac_str(char *out, const uint8_t *mac);	/* out: 18 bytes */
 
 /* A port's frames sent, dropped or still queued: see tx_wanted */
 static inline uint64_t vs_port_tx_done(const struct vs_port *p)
@@ -549,6 +569,8 @@ int vs_sockaddr_un(struct sockaddr_un *sa, socklen_t *len, const char *path);
 int vs_fd_budget(const struct vs_config *cfg);
 int vs_spare_open(void);
 int vs_accept_fd(struct vs_switch *sw, int lfd);
+bool vs_cred_allowed(const struct vs_config *cfg, const struct ucred *cred);
+const struct ucred *vs_cmsg_cred(const struct msghdr *mh);
 
 /* unixdiag.c */
 void vs_diag_open(struct vs_switch *sw);
@@ -559,7 +581,5 @@ bool vs_diag_reading(const struct vs_switch *sw, const struct vs_port *p);
 /* mmsg.c / io_uring.c */
 extern const struct vs_io_ops vs_io_mmsg;
 extern const struct vs_io_ops vs_io_uring;
-void vs_mmsg_dgram_rx(struct vs_switch *sw, bool vnet);
-void vs_mmsg_flush_dgram(struct vs_switch *sw);
 
 #endif /* VECSWITCH_H */

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * buf.c - frame buffers and the bounded per-port queues: a received frame
+ * is stored once, in a reference-counted buffer that every port it is
+ * queued on shares, and the memory of all of them is held to --max-memory.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vecswitch.h"
+
+/*
+ * Frame memory of the whole switch, against --max-memory: each port's
+ * queue is bounded, but 256 queues of 1024 super-frames would be 16 GiB.
+ */
+static size_t buf_bytes, buf_limit = SIZE_MAX;
+static uint64_t buf_refused;
+
+void vs_buf_set_limit(size_t bytes)
+{
+	buf_limit = bytes;
+}
+
+void vs_buf_account(struct vs_sw_stats *st)
+{
+	st->mem_bytes = buf_bytes;
+	st->mem_refused = buf_refused;
+}
+
+struct vs_buf *vs_buf_alloc(unsigned int len)
+{
+	struct vs_buf *b;
+
+	if (len > buf_limit - buf_bytes) {
+		buf_refused++;
+		return NULL;
+	}
+	b = malloc(sizeof(*b) + len);
+	if (!b)
+		return NULL;
+	buf_bytes += len;
+	memset(b, 0, sizeof(*b));
+	b->refcnt = 1;
+	b->len = len;
+	b->hdr[0] = len >> 24;
+	b->hdr[1] = len >> 16;
+	b->hdr[2] = len >> 8;
+	b->hdr[3] = len;
+	return b;
+}
+
+/* A frame, and for one from a --vnet port its header and what it says */
+struct vs_buf *vs_buf_new(const void *data, unsigned int len,
+			  const uint8_t *vnet, const struct vs_gso *gso)
+{
+	struct vs_buf *b = vs_buf_alloc(len);
+
+	if (!b)
+		return NULL;
+	if (vnet) {
+		memcpy(b->vnet, vnet, sizeof(b->vnet));
+		b->gso = *gso;
+	}
+	memcpy(b->data, data, len);
+	return b;
+}
+
+void vs_buf_drop_segs(struct vs_buf *b)
+{
+	struct vs_buf *s, *next;
+
+	for (s = b->seg; s; s = next) {
+		next = s->next;
+		vs_buf_put(s);
+	}
+	b->seg = NULL;
+	b->nseg = 0;
+}
+
+void vs_buf_put(struct vs_buf *b)
+{
+	if (--b->refcnt)
+		return;
+	vs_buf_drop_segs(b);
+	buf_bytes -= b->len;
+	free(b);
+}
+
+bool vs_queue_push(struct vs_port *p, struct vs_buf *b)
+{
+	struct vs_queue *q = &p->txq;
+
+	if (q->count >= q->cap) {
+		p->st.tx_queue_full++;
+		return false;
+	}
+	q->slot[(q->head + q->count) % q->cap] = b;
+	q->count++;
+	b->refcnt++;
+	return true;
+}
+
+struct vs_buf *vs_queue_peek(const struct vs_port *p, unsigned int i)
+{
+	const struct vs_queue *q = &p->txq;
+
+	return q->slot[(q->head + i) % q->cap];
+}
+
+void vs_queue_pop(struct vs_port *p)
+{
+	struct vs_queue *q = &p->txq;
+
+	vs_buf_put(q->slot[q->head]);
+	q->slot[q->head] = NULL;
+	if (p->tx_plain)
+		p->tx_plain--;
+	q->head = (q->head + 1) % q->cap;
+	q->count--;
+}
+
+/* The head frame went out: count it and drop it from the queue. */
+void vs_port_sent(struct vs_port *p)
+{
+	unsigned int len = vs_queue_peek(p, 0)->len;
+
+	p->st.tx_frames++;
+	p->st.tx_bytes += len;
+	p->unanswered += len;
+	vs_queue_pop(p);
+}
+
+void vs_queue_drain(struct vs_port *p)
+{
+	while (p->txq.count)
+		vs_queue_pop(p);
+	p->tx_off = 0;
+}

@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dgram.c - ports of the datagram sockets (--dgram, --vnet): a sender
+ * becomes a port by the address it bound, pinned once (peer.c); its
+ * datagrams are taken off the socket in batches and go to negotiation or
+ * forwarding; its queue is sent with the other dgram ports' in one
+ * sendmmsg, and a guest whose queue is full is waited for (a probe
+ * socket, or a timer) without holding up the others.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/sockios.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
+#include "vecswitch.h"
+
+#define RX_BATCHES_PER_EVENT	4
+#define FLUSH_ROUNDS		64
+#define RETRY_MAX_MS		8
+#define PROBE_SAFETY_MS		100
+
+static uint32_t addr_hash(const struct sockaddr_un *a, socklen_t len)
+{
+	const uint8_t *s = (const uint8_t *)a;
+	uint32_t h = 2166136261u;
+	socklen_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ s[i]) * 16777619u;
+	return h;
+}
+
+/*
+ * An abstract name (a leading NUL) shows as @name, all its bytes; a path
+ * up to its NUL, with a leading @ escaped so that it cannot pass for one.
+ */
+static void addr_name(char *out, size_t outlen, const struct sockaddr_un *a,
+		      socklen_t len)
+{
+	size_t n = len - offsetof(struct sockaddr_un, sun_path);
+	const uint8_t *s = (const uint8_t *)a->sun_path;
+
+	if (n && !s[0]) {
+		out[0] = '@';
+		vs_name_escape(out + 1, outlen - 1, s + 1, n - 1);
+		return;
+	}
+	n = strnlen((const char *)s, n);
+	if (n && s[0] == '@') {
+		snprintf(out, outlen, "\\x40");
+		vs_name_escape(out + 4, outlen - 4, s + 1, n - 1);
+		return;
+	}
+	vs_name_escape(out, outlen, s, n);
+}
+
+/* Drop a datagram whose sender cannot be a port; say why, once a second. */
+static void refuse_addr(struct vs_switch *sw, const struct sockaddr_un *addr,
+			socklen_t len, const char *why)
+{
+	char name[VS_NAME_LEN];
+
+	sw->st.addr_refused++;
+	if (sw->now_ms && sw->now_ms < sw->refused_log_ms + 1000)
+		return;
+	sw->refused_log_ms = sw->now_ms;
+	addr_name(name, sizeof(name), addr, len);
+	vs_log(sw, 0, "dgram sender %s refused: %s", name, why);
+}
+
+/*
+ * Find the port of a dgram sender, creating it on its first datagram; the
+ * socket it sent to (--dgram or --vnet) is the one that answers it. Its
+ * name is resolved once, then (peer.c); a port's later datagrams must
+ * come from the same uid.
+ */
+struct vs_port *vs_dgram_peer(struct vs_switch *sw,
+			      const struct sockaddr_un *addr, socklen_t len,
+			      const struct ucred *cred, bool vnet)
+{
+	char name[VS_NAME_LEN];
+	struct vs_port *p;
+	struct vs_pin pin;
+	const char *why;
+	unsigned int i;
+	uint32_t h;
+
+	/* an unbound sender has no address to answer to */
+	if (len <= offsetof(struct sockaddr_un, sun_path) ||
+	    len > sizeof(*addr)) {
+		sw->st.no_port++;
+		return NULL;
+	}
+	h = addr_hash(addr, len);
+	for (i = 0; i < sw->nports; i++) {
+		p = sw->ports[i];
+		if (!p || p->type != VS_PORT_DGRAM || p->dead ||
+		    p->addr_hash != h || p->addrlen != len || p->vnet != vnet ||
+		    memcmp(&p->addr, addr, len))
+			continue;
+		if (!cred || cred->uid != p->pin.uid) {
+			refuse_addr(sw, addr, len, "the port belongs to another user");
+			return NULL;
+		}
+		p->seen_ms = sw->now_ms;
+		return p;
+	}
+	if (cred && vs_user_ports_full(sw, cred->uid)) {
+		sw->st.user_ports_full++;
+		refuse_addr(sw, addr, len, "its user holds --max-user-ports ports");
+		return NULL;
+	}
+	why = vs_peer_pin(sw, addr, len, cred, &pin);
+	if (why) {
+		refuse_addr(sw, addr, len, why);
+		return NULL;
+	}
+	addr_name(name, sizeof(name), addr, len);
+	p = vs_port_new(sw, VS_PORT_DGRAM, -1, name);
+	if (!p) {
+		vs_peer_unpin(&pin);
+		return NULL;
+	}
+	memcpy(&p->addr, addr, len);
+	p->addrlen = len;
+	p->addr_hash = h;
+	p->vnet = vnet;
+	p->pin = pin;
+	p->has_owner = true;
+	p->owner_uid = pin.uid;
+	p->seen_ms = sw->now_ms;
+	return p;
+}
+
+/* The dgram peers bound at @addr: their receive queue was empty in dump @gen */
+void vs_dgram_seen_idle(struct vs_switch *sw, const struct sockaddr_un *addr,
+			socklen_t len, uint64_t gen)
+{
+	uint32_t h = addr_hash(addr, len);
+	struct vs_port *p;
+	unsigned int i;
+
+	for (i = 0; i < sw->nports; i++) {
+		p = sw->ports[i];
+		if (p && p->type == VS_PORT_DGRAM && p->addr_hash == h &&
+		    p->addrlen == len && !memcmp(&p->addr, addr, len))
+			p->idle_gen = gen;
+	}
+}
+
+/* The socket a dgram peer sent to, which is the one that answers it. */
+int vs_dgram_fd(const struct vs_switch *sw, const struct vs_port *p)
+{
+	return p->vnet ? sw->vnet_fd : sw->dgram_fd;
+}
+
+/*
+ * Should @p, a dgram peer, get no more frames for now? Yes when it was sent
+ * unread_limit bytes (or a quarter of the send buffer, if that is less)
+ * since it last sent a frame, more than half of the send buffer it shares
+ * with the other dgram peers is taken by datagrams nobody has read yet
+ * (asked of the kernel at most once a millisecond), and the unix socket
+ * diagnostics did not just see it reading (unixdiag.c).
+ */
+bool vs_dgram_stalled(struct vs_switch *sw, const struct vs_port *p)
+{
+	typeof(sw->sndbuf[0]) *b = &sw->sndbuf[p->vnet];
+	uint64_t limit = sw->cfg.unread_limit;
+	int used;
+
+	if (b->size <= 0)
+		return false;
+	if (limit > (uint64_t)b->size / 4)
+		limit = b->size / 4;
+	if (p->unanswered <= limit)
+		return false;
+	if (b->asked_ms != sw->now_ms) {
+		b->asked_ms = sw->now_ms;
+		if (ioctl(vs_dgram_fd(sw, p), SIOCOUTQ, &used) == 0)
+			b->used = used;
+	}
+	if (b->used <= b->size / 2)
+		return false;
+	vs_diag_refresh(sw);
+	return !vs_diag_reading(sw, p);
+}
+
+/* A datagram that cannot be a frame: said at most once a second */
+static void runt_log(struct vs_switch *sw, const struct vs_port *p,
+		     size_t len)
+{
+	if (sw->now_ms && sw->now_ms < sw->runt_log_ms + 1000)
+		return;
+	sw->runt_log_ms = sw->now_ms;
+	vs_log(sw, 0, "port %u (%s): a datagram of %zu bytes is no Ethernet frame (rx_runt)",
+	       p->id, p->name, len);
+}
+
+void vs_dgram_input(struct vs_switch *sw, bool vnet,
+		    const struct sockaddr_un *addr, socklen_t alen,
+		    const struct ucred *cred, const uint8_t *data, size_t len,
+		    bool truncated)
+{
+	struct vs_port *p;
+
+	/* before the lookup: a refused sender never becomes a port */
+	if (!vs_cred_allowed(&sw->cfg, cred)) {
+		sw->st.cred_refused++;
+		return;
+	}
+	p = vs_dgram_peer(sw, addr, alen, cred, vnet);
+	if (!p)
+		return;
+	if (truncated) {
+		p->st.rx_oversize++;
+		return;
+	}
+	/* shorter than any frame, with or without a header */
+	if (vs_nego_is_msg(data, len)) {
+		vs_nego_input(sw, p, data, len);
+		return;
+	}
+	if (p->rx_vnet) {
+		vs_forward_vnet(sw, p, data, len);
+		return;
+	}
+	if (len < ETH_HLEN_MIN)
+		runt_log(sw, p, len);
+	vs_forward(sw, p, data, len);
+}
+
+/* A dgram peer whose address answers like this is gone for good. */
+bool vs_dgram_dead_errno(int err)
+{
+	return err == ECONNREFUSED || err == ENOENT || err == ENOTDIR;
+}
+
+/*
+ * Our socket is not connected to the peer, so poll() cannot say when the
+ * peer's receive queue has room again. A second socket, connect()ed to the
+ * peer and never used to send, can: it polls writable exactly when the
+ * peer's queue is not full. It cannot be had when the peer is connected to
+ * someone else (EPERM); then, and when the probe says "room" but the send
+ * still fails (our own send buffer is full), a short timer does instead.
+ */
+static bool probe_arm(struct vs_switch *sw, struct vs_port *p)
+{
+	struct epoll_event ev = {
+		.events = EPOLLOUT,
+		.data.u64 = vs_ev(VS_EV_PROBE, p->slot),
+	};
+	int fd;
+
+	if (p->probe_fd == -1) {
+		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return false;
+		if (connect(fd, (struct sockaddr *)&p->pin.dst,
+			    p->pin.dstlen) < 0) {
+			/* EPERM: the peer is connected elsewhere, for good */
+			if (errno == EPERM)
+				p->probe_fd = -2;
+			close(fd);
+			return false;
+		}
+		if (vs_epoll_add(sw, fd, ev.data.u64, 0) < 0) {
+			close(fd);
+			return false;
+		}
+		p->probe_fd = fd;
+	}
+	if (p->probe_fd < 0)
+		return false;
+	if (!p->probe_armed &&
+	    epoll_ctl(sw->epfd, EPOLL_CTL_MOD, p->probe_fd, &ev) < 0)
+		return false;
+	p->probe_armed = true;
+	return true;
+}
+
+/* The peer's queue is full (or our send buffer is): try again shortly. */
+void vs_dgram_blocked(struct vs_switch *sw, struct vs_port *p)
+{
+	p->st.tx_retries++;
+	if (p->probe_woke) {
+		/*
+		 * Room, said the probe, yet no room: our own send buffer is
+		 * full, or the peer re-bound its address and the probe still
+		 * watches the old socket. Wait on the timer; connect anew next.
+		 */
+		p->probe_woke = false;
+		if (p->probe_fd >= 0) {
+			close(p->probe_fd);
+			p->probe_fd = -1;
+			p->probe_armed = false;
+		}
+	} else if (probe_arm(sw, p)) {
+		/* the probe wakes us; the timer only guards against a lost wake */
+		p->retry_at_ms = sw->now_ms + PROBE_SAFETY_MS;
+		return;
+	}
+	p->backoff_ms = p->backoff_ms ? p->backoff_ms * 2 : 1;
+	if (p->backoff_ms > RETRY_MAX_MS)
+		p->backoff_ms = RETRY_MAX_MS;
+	p->retry_at_ms = sw->now_ms + p->backoff_ms;
+}
+
+void vs_dgram_unblocked(struct vs_port *p)
+{
+	p->backoff_ms = 0;
+	p->retry_at_ms = 0;
+	p->probe_woke = false;
+}
+
+void vs_dgram_probe_event(struct vs_switch *sw, struct vs_port *p)
+{
+	struct epoll_event ev = { .data.u64 = vs_ev(VS_EV_PROBE, p->slot) };
+
+	if (p->probe_fd < 0)
+		return;
+	epoll_ctl(sw->epfd, EPOLL_CTL_MOD, p->probe_fd, &ev);
+	p->probe_armed = false;
+	p->probe_woke = true;
+	p->retry_at_ms = 0;
+}
+
+/* The peer's socket changed: the probe must watch the new one. */
+void vs_dgram_probe_reset(struct vs_switch *sw, struct vs_port *p)
+{
+	if (p->probe_fd >= 0) {
+		epoll_ctl(sw->epfd, EPOLL_CTL_DEL, p->probe_fd, NULL);
+		close(p->probe_fd);
+	}
+	p->probe_fd = -1;
+	p->probe_armed = false;
+	p->probe_woke = false;
+}
+
+/* Milliseconds until a backed-off dgram peer should be tried, -1: none. */
+int vs_next_retry_ms(struct vs_switch *sw)
+{
+	int best = -1;
+	unsigned int i;
+
+	for (i = 0; i < sw->nports; i++) {
+		struct vs_port *p = sw->ports[i];
+		int t;
+
+		if (!p || p->dead || p->type != VS_PORT_DGRAM || !p->txq.count)
+			continue;
+		t = p->retry_at_ms > sw->now_ms ?
+		    (int)(p->retry_at_ms - sw->now_ms) : 0;
+		if (best < 0 || t < best)
+			best = t;
+	}
+	return best;
+}
+
+/*
+ * Room for one datagram of the --dgram socket: a super-frame with its
+ * header from a port that negotiated headers, unless the switch is a hub
+ * (it does not negotiate). A frame over --max-frame is refused later.
+ */
+size_t vs_dgram_slot(const struct vs_switch *sw)
+{
+	size_t vnet = VS_VNET_HDR_LEN + VS_VNET_FRAME_MAX;
+
+	if (sw->cfg.hub || sw->cfg.max_frame > vnet)
+		return sw->cfg.max_frame;
+	return vnet;
+}
+
+/* Point a recvmmsg batch at the shared rx scratch memory. */
+void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
+		      struct iovec *iov, bool vnet, bool names)
+{
+	size_t slot = vnet ? VS_VNET_HDR_LEN + VS_VNET_FRAME_MAX :
+		      vs_dgram_slot(sw);
+	uint8_t *mem = vnet ? sw->vnet_rxmem : sw->rxmem;
+	int i;
+
+	memset(mm, 0, VS_BATCH * sizeof(*mm));
+	for (i = 0; i < VS_BATCH; i++) {
+		iov[i].iov_base = mem + i * slot;
+		iov[i].iov_len = slot;
+		mm[i].msg_hdr.msg_iov = &iov[i];
+		mm[i].msg_hdr.msg_iovlen = 1;
+		if (names) {
+			mm[i].msg_hdr.msg_name = &sw->rxaddr[i];
+			mm[i].msg_hdr.msg_namelen = sizeof(sw->rxaddr[i]);
+			mm[i].msg_hdr.msg_control = sw->rxctl[i];
+			mm[i].msg_hdr.msg_controllen = sizeof(sw->rxctl[i]);
+		}
+	}
+}
+
+/* ---- the data path ------------------------------------------------------ */
+
+/* Take batches off the dgram socket, or the --vnet one. */
+void vs_dgram_rx(struct vs_switch *sw, bool vnet)
+{
+	int fd = vnet ? sw->vnet_fd : sw->dgram_fd;
+	struct mmsghdr mm[VS_BATCH];
+	struct iovec iov[VS_BATCH];
+	int round, i, r;
+
+	for (round = 0; round < RX_BATCHES_PER_EVENT; round++) {
+		vs_rx_batch_init(sw, mm, iov, vnet, true);
+		r = recvmmsg(fd, mm, VS_BATCH, MSG_DONTWAIT, NULL);
+		if (r <= 0)
+			return;
+		for (i = 0; i < r; i++)
+			vs_dgram_input(sw, vnet, &sw->rxaddr[i],
+				       mm[i].msg_hdr.msg_namelen,
+				       vs_cmsg_cred(&mm[i].msg_hdr),
+				       iov[i].iov_base, mm[i].msg_len,
+				       mm[i].msg_hdr.msg_flags & MSG_TRUNC);
+		/* send before the next batch so per-port queues stay short */
+		vs_flush_all(sw);
+		if (r < VS_BATCH)
+			return;
+	}
+}
+
+static bool dgram_ready(const struct vs_switch *sw, const struct vs_port *p,
+			bool vnet)
+{
+	return p && !p->dead && p->type == VS_PORT_DGRAM && p->vnet == vnet &&
+	       p->txq.count && p->retry_at_ms <= sw->now_ms;
+}
+
+/*
+ * Gather the queues of every dgram peer of one socket that may be sent to
+ * into one sendmmsg. A peer whose queue is full answers EAGAIN; it backs
+ * off on its own and the others keep going, so one stopped guest blocks
+ * nobody (a connected one, which gets no EAGAIN, is held back by
+ * vs_dgram_stalled instead). Peers that agreed to headers (nego.c) get
+ * one in front.
+ */
+static void flush_sock(struct vs_switch *sw, bool vnet)
+{
+	int fd = vnet ? sw->vnet_fd : sw->dgram_fd;
+	struct vs_port *owner[VS_BATCH];
+	struct mmsghdr mm[VS_BATCH];
+	struct iovec iov[VS_BATCH][2];
+	unsigned int i, j, n;
+	int round, r;
+
+	for (round = 0; round < FLUSH_ROUNDS; round++) {
+		n = 0;
+		for (i = 0; i < sw->nports && n < VS_BATCH; i++) {
+			struct vs_port *p = sw->ports[i];
+
+			if (!dgram_ready(sw, p, vnet))
+				continue;
+			for (j = 0; j < p->txq.count && n < VS_BATCH; j++, n++) {
+				struct vs_buf *b = vs_queue_peek(p, j);
+				struct iovec *v = iov[n];
+
+				memset(&mm[n], 0, sizeof(mm[n]));
+				mm[n].msg_hdr.msg_iovlen = 1;
+				if (vs_nego_tx_hdr(p, j, b)) {
+					v->iov_base = b->vnet;
+					v++->iov_len = sizeof(b->vnet);
+					mm[n].msg_hdr.msg_iovlen = 2;
+				}
+				v->iov_base = b->data;
+				v->iov_len = b->len;
+				mm[n].msg_hdr.msg_iov = iov[n];
+				mm[n].msg_hdr.msg_name = &p->pin.dst;
+				mm[n].msg_hdr.msg_namelen = p->pin.dstlen;
+				owner[n] = p;
+			}
+		}
+		if (!n)
+			return;
+
+		r = sendmmsg(fd, mm, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (r > 0) {
+			for (i = 0; i < (unsigned int)r; i++) {
+				vs_dgram_unblocked(owner[i]);
+				vs_port_sent(owner[i]);
+			}
+			/* a short count hides the error; the next round sees it */
+			continue;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == ENOBUFS) {
+			vs_dgram_blocked(sw, owner[0]);
+		} else if (vs_dgram_dead_errno(errno)) {
+			/* a restarted guest: its name has a new socket */
+			if (vs_peer_repin(sw, owner[0])) {
+				sw->st.peer_repinned++;
+				continue;
+			}
+			sw->st.dead_peers++;
+			vs_port_remove(sw, owner[0], strerror(errno));
+		} else {
+			owner[0]->st.tx_errors++;
+			vs_queue_pop(owner[0]);
+		}
+	}
+}
+
+void vs_dgram_flush(struct vs_switch *sw)
+{
+	if (sw->dgram_fd >= 0)
+		flush_sock(sw, false);
+	if (sw->vnet_fd >= 0)
+		flush_sock(sw, true);
+}
