@@ -19,8 +19,8 @@
  * switch sends UNCHAN with the address to the guests that hold a channel
  * for it, and they go back to sending through the switch; a guest whose
  * other end was closed finds out on its next send and does the same.  A
- * channel keeps the forwarding entries of its two addresses fresh, as
- * their frames would.  Frames on a channel are not seen here, so they
+ * channel keeps the forwarding entries of its two addresses and their
+ * ports fresh, as their frames would (fdb.c, port.c ask vs_chan_holds).  Frames on a channel are not seen here, so they
  * are in no counter of the switch; the guests count them (ethtool -S).
  */
 #include <errno.h>
@@ -290,24 +290,17 @@ void vs_chan_closed(struct vs_switch *sw, struct vs_port *p,
 	}
 }
 
-/* Once a second: an open channel's addresses are as good as seen */
-void vs_chan_refresh(struct vs_switch *sw)
+/* Has @p an open channel for @mac behind it (NULL: for any address)? */
+bool vs_chan_holds(const struct vs_port *p, const uint8_t *mac)
 {
-	unsigned int i, j;
+	unsigned int i;
 
-	for (i = 0; i < sw->nports; i++) {
-		struct vs_port *p = sw->ports[i];
+	for (i = 0; i < p->nchan; i++) {
+		const struct vs_chan *c = p->chan[i];
+		unsigned int s = c->port[0] != p;
 
-		if (!p || p->dead)
-			continue;
-		for (j = 0; j < p->nchan; j++) {
-			struct vs_chan *c = p->chan[j];
-			unsigned int s = c->port[0] != p;
-
-			if (!c->open)
-				continue;
-			vs_fdb_touch(sw, p, c->mac[s]);
-			p->seen_ms = sw->now_ms;
-		}
+		if (c->open && (!mac || !memcmp(c->mac[s], mac, 6)))
+			return true;
 	}
+	return false;
 }

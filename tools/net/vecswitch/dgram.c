@@ -19,7 +19,6 @@
 
 #include "vecswitch.h"
 
-#define RX_BATCHES_PER_EVENT	4
 #define FLUSH_ROUNDS		64
 #define RETRY_MAX_MS		8
 #define PROBE_SAFETY_MS		100
@@ -135,59 +134,6 @@ struct vs_port *vs_dgram_peer(struct vs_switch *sw,
 	p->owner_uid = pin.uid;
 	p->seen_ms = sw->now_ms;
 	return p;
-}
-
-/* The dgram peers bound at @addr: their receive queue was empty in dump @gen */
-void vs_dgram_seen_idle(struct vs_switch *sw, const struct sockaddr_un *addr,
-			socklen_t len, uint64_t gen)
-{
-	uint32_t h = addr_hash(addr, len);
-	struct vs_port *p;
-	unsigned int i;
-
-	for (i = 0; i < sw->nports; i++) {
-		p = sw->ports[i];
-		if (p && p->type == VS_PORT_DGRAM && p->addr_hash == h &&
-		    p->addrlen == len && !memcmp(&p->addr, addr, len))
-			p->idle_gen = gen;
-	}
-}
-
-/* The socket a dgram peer sent to, which is the one that answers it. */
-int vs_dgram_fd(const struct vs_switch *sw, const struct vs_port *p)
-{
-	return p->vnet ? sw->vnet_fd : sw->dgram_fd;
-}
-
-/*
- * Should @p, a dgram peer, get no more frames for now? Yes when it was sent
- * unread_limit bytes (or a quarter of the send buffer, if that is less)
- * since it last sent a frame, more than half of the send buffer it shares
- * with the other dgram peers is taken by datagrams nobody has read yet
- * (asked of the kernel at most once a millisecond), and the unix socket
- * diagnostics did not just see it reading (unixdiag.c).
- */
-bool vs_dgram_stalled(struct vs_switch *sw, const struct vs_port *p)
-{
-	typeof(sw->sndbuf[0]) *b = &sw->sndbuf[p->vnet];
-	uint64_t limit = sw->cfg.unread_limit;
-	int used;
-
-	if (b->size <= 0)
-		return false;
-	if (limit > (uint64_t)b->size / 4)
-		limit = b->size / 4;
-	if (p->unanswered <= limit)
-		return false;
-	if (b->asked_ms != sw->now_ms) {
-		b->asked_ms = sw->now_ms;
-		if (ioctl(vs_dgram_fd(sw, p), SIOCOUTQ, &used) == 0)
-			b->used = used;
-	}
-	if (b->used <= b->size / 2)
-		return false;
-	vs_diag_refresh(sw);
-	return !vs_diag_reading(sw, p);
 }
 
 /* A datagram that cannot be a frame: said at most once a second */
@@ -401,30 +347,26 @@ void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
 
 /* ---- the data path ------------------------------------------------------ */
 
-/* Take batches off the dgram socket, or the --vnet one. */
-void vs_dgram_rx(struct vs_switch *sw, bool vnet)
+/*
+ * Take one batch off the dgram socket, or the --vnet one, and hand each
+ * datagram on.  Returns how many there were (VS_BATCH: maybe more).
+ */
+int vs_dgram_rx(struct vs_switch *sw, bool vnet)
 {
 	int fd = vnet ? sw->vnet_fd : sw->dgram_fd;
 	struct mmsghdr mm[VS_BATCH];
 	struct iovec iov[VS_BATCH];
-	int round, i, r;
+	int i, r;
 
-	for (round = 0; round < RX_BATCHES_PER_EVENT; round++) {
-		vs_rx_batch_init(sw, mm, iov, vnet, true);
-		r = recvmmsg(fd, mm, VS_BATCH, MSG_DONTWAIT, NULL);
-		if (r <= 0)
-			return;
-		for (i = 0; i < r; i++)
-			vs_dgram_input(sw, vnet, &sw->rxaddr[i],
-				       mm[i].msg_hdr.msg_namelen,
-				       vs_cmsg_cred(&mm[i].msg_hdr),
-				       iov[i].iov_base, mm[i].msg_len,
-				       mm[i].msg_hdr.msg_flags & MSG_TRUNC);
-		/* send before the next batch so per-port queues stay short */
-		vs_flush_all(sw);
-		if (r < VS_BATCH)
-			return;
-	}
+	vs_rx_batch_init(sw, mm, iov, vnet, true);
+	r = recvmmsg(fd, mm, VS_BATCH, MSG_DONTWAIT, NULL);
+	for (i = 0; i < r; i++)
+		vs_dgram_input(sw, vnet, &sw->rxaddr[i],
+			       mm[i].msg_hdr.msg_namelen,
+			       vs_cmsg_cred(&mm[i].msg_hdr),
+			       iov[i].iov_base, mm[i].msg_len,
+			       mm[i].msg_hdr.msg_flags & MSG_TRUNC);
+	return r;
 }
 
 static bool dgram_ready(const struct vs_switch *sw, const struct vs_port *p,
@@ -439,7 +381,7 @@ static bool dgram_ready(const struct vs_switch *sw, const struct vs_port *p,
  * into one sendmmsg. A peer whose queue is full answers EAGAIN; it backs
  * off on its own and the others keep going, so one stopped guest blocks
  * nobody (a connected one, which gets no EAGAIN, is held back by
- * vs_dgram_stalled instead). Peers that agreed to headers (nego.c) get
+ * the stall check in forward.c instead). Peers that agreed to headers (nego.c) get
  * one in front.
  */
 static void flush_sock(struct vs_switch *sw, bool vnet)
@@ -497,6 +439,12 @@ static void flush_sock(struct vs_switch *sw, bool vnet)
 			/* a restarted guest: its name has a new socket */
 			if (vs_peer_repin(sw, owner[0])) {
 				sw->st.peer_repinned++;
+				/* a new socket: plain frames, no channels */
+				vs_chan_forget(sw, owner[0], NULL);
+				vs_nego_reset(owner[0]);
+				owner[0]->chan_ok = false;
+				/* the probe watched the old socket */
+				vs_dgram_probe_reset(sw, owner[0]);
 				continue;
 			}
 			sw->st.dead_peers++;

@@ -91,11 +91,16 @@ static void fdb_unlink(struct vs_switch *sw, int *link)
 	fdb->count--;
 }
 
+/*
+ * An entry not seen for --age is stale, unless a shortcut channel (chan.c)
+ * carries its frames past the switch: that counts as seen.
+ */
 static bool fdb_expired(const struct vs_switch *sw,
 			const struct vs_fdb_entry *e)
 {
 	return sw->cfg.age &&
-	       sw->now_ms - e->seen_ms >= (uint64_t)sw->cfg.age * 1000;
+	       sw->now_ms - e->seen_ms >= (uint64_t)sw->cfg.age * 1000 &&
+	       !(e->port->nchan && !e->vlan && vs_chan_holds(e->port, e->mac));
 }
 
 struct vs_port *vs_fdb_lookup(struct vs_switch *sw, const uint8_t *mac,
@@ -127,6 +132,20 @@ struct vs_port *vs_fdb_owner(struct vs_switch *sw, const uint8_t *mac)
 	return NULL;
 }
 
+/* Entries the ports of user @uid own */
+static unsigned int user_fdb_count(const struct vs_switch *sw, uint32_t uid)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < sw->nports; i++) {
+		const struct vs_port *p = sw->ports[i];
+
+		if (p && !p->dead && p->has_owner && p->owner_uid == uid)
+			n += p->fdb_count;
+	}
+	return n;
+}
+
 /*
  * A port may hold this many entries: a guest few, the uplink a LAN's;
  * and the ports of one non-root user together --fdb-user-max.
@@ -137,7 +156,7 @@ static bool fdb_port_full(const struct vs_switch *sw, const struct vs_port *p)
 					  sw->cfg.fdb_port_max))
 		return true;
 	return p->has_owner && p->owner_uid &&
-	       vs_user_fdb_count(sw, p->owner_uid) >= sw->cfg.fdb_user_max;
+	       user_fdb_count(sw, p->owner_uid) >= sw->cfg.fdb_user_max;
 }
 
 void vs_fdb_learn(struct vs_switch *sw, struct vs_port *p,
@@ -218,15 +237,6 @@ void vs_fdb_flush_port(struct vs_switch *sw, struct vs_port *p)
 {
 	if (p->fdb_count)
 		fdb_remove_if(sw, p);
-}
-
-/* Keep @mac (untagged) fresh while it sits behind @p */
-void vs_fdb_touch(struct vs_switch *sw, struct vs_port *p, const uint8_t *mac)
-{
-	int *link = fdb_find_link(&sw->fdb, mac, 0);
-
-	if (*link >= 0 && sw->fdb.ent[*link].port == p)
-		sw->fdb.ent[*link].seen_ms = sw->now_ms;
 }
 
 void vs_fdb_sweep(struct vs_switch *sw)

@@ -6,6 +6,8 @@
  * virtio-net header, or plain).
  */
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 
 #include "vecswitch.h"
 
@@ -86,6 +88,37 @@ static bool mac_lock_ok(struct vs_switch *sw, struct vs_port *in,
 	return true;
 }
 
+/*
+ * Should @p, a dgram peer, get no more frames for now? Yes when it was sent
+ * unread_limit bytes (or a quarter of the send buffer, if that is less)
+ * since it last sent a frame, more than half of the send buffer it shares
+ * with the other dgram peers is taken by datagrams nobody has read yet
+ * (asked of the kernel at most once a millisecond), and the unix socket
+ * diagnostics did not just see it reading (unixdiag.c).
+ */
+static bool dgram_stalled(struct vs_switch *sw, const struct vs_port *p)
+{
+	typeof(sw->sndbuf[0]) *b = &sw->sndbuf[p->vnet];
+	uint64_t limit = sw->cfg.unread_limit;
+	int used;
+
+	if (b->size <= 0)
+		return false;
+	if (limit > (uint64_t)b->size / 4)
+		limit = b->size / 4;
+	if (p->unanswered <= limit)
+		return false;
+	if (b->asked_ms != sw->now_ms) {
+		b->asked_ms = sw->now_ms;
+		if (ioctl(vs_dgram_fd(sw, p), SIOCOUTQ, &used) == 0)
+			b->used = used;
+	}
+	if (b->used <= b->size / 2)
+		return false;
+	vs_diag_refresh(sw);
+	return !vs_diag_reading(sw, p);
+}
+
 /* The longest frame the port takes (its MTU, a VLAN tag aside), 0: any */
 static unsigned int mtu_room(const struct vs_port *out, const uint8_t *frame,
 			     unsigned int len)
@@ -131,7 +164,7 @@ static void enqueue(struct vs_switch *sw, struct vs_port *out,
 	 * nothing more, until it sends or the buffer drains below half,
 	 * unless the kernel's socket diagnostics just saw it reading.
 	 */
-	if (out->type == VS_PORT_DGRAM && vs_dgram_stalled(sw, out)) {
+	if (out->type == VS_PORT_DGRAM && dgram_stalled(sw, out)) {
 		sw->st.tx_wanted++;
 		out->st.tx_unread++;
 		return;

@@ -129,12 +129,6 @@ bool vs_peer_repin(struct vs_switch *sw, struct vs_port *p)
 	}
 	vs_peer_unpin(&p->pin);
 	p->pin = pin;
-	/* a new socket starts in plain frames, and with no channels */
-	vs_chan_forget(sw, p, NULL);
-	vs_nego_reset(p);
-	p->chan_ok = false;
-	/* the probe watched the old socket */
-	vs_dgram_probe_reset(sw, p);
 	return true;
 }
 

@@ -2,8 +2,7 @@
 /*
  * port.c - the life of a port: made (for a dgram sender, a connection or
  * the tap), counted against its user's share, aged, removed and freed;
- * its name as the control output shows it; and the end of a loop turn,
- * which sends what forwarding queued on every port.
+ * and its name and type as the control output shows them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,19 +105,6 @@ bool vs_user_ports_full(struct vs_switch *sw, uint32_t uid)
 	return n >= sw->cfg.user_ports;
 }
 
-unsigned int vs_user_fdb_count(const struct vs_switch *sw, uint32_t uid)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < sw->nports; i++) {
-		const struct vs_port *p = sw->ports[i];
-
-		if (p && !p->dead && p->has_owner && p->owner_uid == uid)
-			n += p->fdb_count;
-	}
-	return n;
-}
-
 /* Datagram ports that sent nothing for --port-age seconds go */
 void vs_port_age(struct vs_switch *sw)
 {
@@ -131,7 +117,7 @@ void vs_port_age(struct vs_switch *sw)
 		struct vs_port *p = sw->ports[i];
 
 		if (p && !p->dead && p->type == VS_PORT_DGRAM &&
-		    sw->now_ms - p->seen_ms > limit) {
+		    sw->now_ms - p->seen_ms > limit && !vs_chan_holds(p, NULL)) {
 			sw->st.ports_aged++;
 			vs_port_remove(sw, p, "idle for --port-age");
 		}
@@ -291,24 +277,4 @@ void vs_name_escape(char *out, size_t outlen, const uint8_t *s, size_t n)
 		i++;
 	}
 	out[o] = '\0';
-}
-
-/* End of a loop turn: push what forwarding queued. */
-void vs_flush_all(struct vs_switch *sw)
-{
-	bool dgram = false;
-	unsigned int i;
-
-	for (i = 0; i < sw->nports; i++) {
-		struct vs_port *p = sw->ports[i];
-
-		if (!p || p->dead || !p->txq.count)
-			continue;
-		if (p->type == VS_PORT_DGRAM)
-			dgram = true;
-		else if (!p->want_out)
-			vs_port_flush(sw, p);
-	}
-	if (dgram)
-		vs_dgram_flush(sw);
 }

@@ -28,6 +28,21 @@
 
 #include "vecswitch.h"
 
+/* The dgram peers bound at @addr: their receive queue was empty in dump @gen */
+static void seen_idle(struct vs_switch *sw, const struct sockaddr_un *addr,
+		      socklen_t len, uint64_t gen)
+{
+	unsigned int i;
+
+	for (i = 0; i < sw->nports; i++) {
+		struct vs_port *p = sw->ports[i];
+
+		if (p && p->type == VS_PORT_DGRAM && p->addrlen == len &&
+		    !memcmp(&p->addr, addr, len))
+			p->idle_gen = gen;
+	}
+}
+
 /* a dump's replies must all come within this (ms), or it is given up */
 #define VS_DIAG_WAIT_MS		100
 
@@ -85,8 +100,8 @@ static void diag_one(struct vs_switch *sw, const struct nlmsghdr *nh)
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
 	memcpy(sa.sun_path, name, namelen);
-	vs_dgram_seen_idle(sw, &sa, offsetof(struct sockaddr_un, sun_path) + namelen,
-			   sw->diag.gen);
+	seen_idle(sw, &sa, offsetof(struct sockaddr_un, sun_path) + namelen,
+		  sw->diag.gen);
 }
 
 /* Read the replies of dump @seq: 0, or a negative errno. */

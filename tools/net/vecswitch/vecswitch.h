@@ -429,11 +429,8 @@ static inline uint64_t vs_ev(enum vs_ev_kind kind, unsigned int idx)
 }
 
 /* main.c */
-uint64_t vs_now_ms(void);
-void vs_log(const struct vs_switch *sw, int level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 void vs_dispatch(struct vs_switch *sw, uint64_t tag, uint32_t events);
-int vs_epoll_add(struct vs_switch *sw, int fd, uint64_t tag, uint32_t events);
+void vs_flush_all(struct vs_switch *sw);
 
 /* buf.c */
 struct vs_buf *vs_buf_alloc(unsigned int len);
@@ -449,9 +446,14 @@ void vs_queue_pop(struct vs_port *p);
 void vs_queue_drain(struct vs_port *p);
 void vs_port_sent(struct vs_port *p);
 
+/* util.c */
+uint64_t vs_now_ms(void);
+void vs_log(const struct vs_switch *sw, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int vs_epoll_add(struct vs_switch *sw, int fd, uint64_t tag, uint32_t events);
+
 /* port.c */
 bool vs_user_ports_full(struct vs_switch *sw, uint32_t uid);
-unsigned int vs_user_fdb_count(const struct vs_switch *sw, uint32_t uid);
 void vs_port_age(struct vs_switch *sw);
 struct vs_port *vs_port_new(struct vs_switch *sw, enum vs_port_type type,
 			    int fd, const char *name);
@@ -461,16 +463,11 @@ const char *vs_port_type_name(const struct vs_port *p);
 void vs_port_reap(struct vs_switch *sw);
 void vs_port_free_all(struct vs_switch *sw);
 void vs_name_escape(char *out, size_t outlen, const uint8_t *s, size_t n);
-void vs_flush_all(struct vs_switch *sw);
 
 /* dgram.c */
 struct vs_port *vs_dgram_peer(struct vs_switch *sw,
 			      const struct sockaddr_un *addr, socklen_t len,
 			      const struct ucred *cred, bool vnet);
-int vs_dgram_fd(const struct vs_switch *sw, const struct vs_port *p);
-bool vs_dgram_stalled(struct vs_switch *sw, const struct vs_port *p);
-void vs_dgram_seen_idle(struct vs_switch *sw, const struct sockaddr_un *addr,
-			socklen_t len, uint64_t gen);
 void vs_dgram_input(struct vs_switch *sw, bool vnet,
 		    const struct sockaddr_un *addr, socklen_t alen,
 		    const struct ucred *cred, const uint8_t *data, size_t len,
@@ -484,7 +481,7 @@ int vs_next_retry_ms(struct vs_switch *sw);
 size_t vs_dgram_slot(const struct vs_switch *sw);
 void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
 		      struct iovec *iov, bool vnet, bool names);
-void vs_dgram_rx(struct vs_switch *sw, bool vnet);
+int vs_dgram_rx(struct vs_switch *sw, bool vnet);
 void vs_dgram_flush(struct vs_switch *sw);
 
 /* conn.c */
@@ -516,7 +513,6 @@ struct vs_port *vs_fdb_lookup(struct vs_switch *sw, const uint8_t *mac,
 void vs_fdb_learn(struct vs_switch *sw, struct vs_port *p,
 		  const uint8_t *mac, uint16_t vlan);
 void vs_fdb_flush_port(struct vs_switch *sw, struct vs_port *p);
-void vs_fdb_touch(struct vs_switch *sw, struct vs_port *p, const uint8_t *mac);
 void vs_fdb_sweep(struct vs_switch *sw);
 struct vs_port *vs_fdb_owner(struct vs_switch *sw, const uint8_t *mac);
 void vs_mac_str(char *out, const uint8_t *mac);	/* out: 18 bytes */
@@ -529,6 +525,13 @@ void vs_ctl_close_all(struct vs_switch *sw);
 int vs_ctl_client(int argc, char **argv);
 bool vs_ctl_req_done(const struct vs_ctl_conn *c);
 void vs_ctl_answer(struct vs_switch *sw, struct vs_ctl_conn *c);
+
+/* The switch's socket a dgram port's frames leave by */
+static inline int vs_dgram_fd(const struct vs_switch *sw,
+			      const struct vs_port *p)
+{
+	return p->vnet ? sw->vnet_fd : sw->dgram_fd;
+}
 
 /* A port's frames sent, dropped or still queued: see tx_wanted */
 static inline uint64_t vs_port_tx_done(const struct vs_port *p)
@@ -559,7 +562,7 @@ void vs_chan_seen(struct vs_switch *sw, struct vs_port *in, const uint8_t *src,
 		  struct vs_port *out, const uint8_t *dst);
 void vs_chan_forget(struct vs_switch *sw, struct vs_port *p,
 		    const uint8_t *mac);
-void vs_chan_refresh(struct vs_switch *sw);
+bool vs_chan_holds(const struct vs_port *p, const uint8_t *mac);
 void vs_chan_closed(struct vs_switch *sw, struct vs_port *p,
 		    const uint8_t *mac);
 

@@ -1,0 +1,21 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The switch's files call each other one way only: no file calls back,
+# directly or around a loop, into a file that calls it
+# (scripts/vecswitch-deps.py, whose graph vecswitch.rst shows).
+
+source "$(dirname "$(readlink -f "$0")")/../../../um/lib.sh"
+require_cmd python3
+
+out=$(python3 "$VECNET_SRC/scripts/vecswitch-deps.py" --check \
+	"$VECNET_SRC/tools/net/vecswitch" 2>&1)
+check_err $? "the switch's files call in a loop: $(grep cycle <<<"$out")"
+grep -q "^main.c .*dgram.c" <<<"$out"
+check_err $? "the graph misses main.c -> dgram.c, so it reads nothing: $out"
+while IFS= read -r line; do
+	echo "# $line"
+done <<<"$out"
+
+log_test "the switch's files call one way"
+exit "$RET"
