@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * io_uring.c - the io_uring I/O backend (liburing). The dgram socket is read
- * by one multishot RECVMSG into a ring of provided buffers. Frames for dgram
- * peers go out with sendmmsg (shared with the mmsg backend): a send to a
- * unix socket never blocks and completes in the call, and linked SENDMSG
- * chains only got one chain per peer in flight, issued a link per ring
- * entry, so queues overflowed while a chain crawled (0.10 against 0.43 Mpps
- * at 1514 bytes, most frames dropped). Everything else (listeners, stream, seqpacket, tap, control,
- * signals, dgram wake-up probes, the --vnet socket) stays on the epoll set, which the ring
+ * by one multishot RECVMSG into a ring of provided buffers. Sending is the
+ * same as in the mmsg backend (vs_dgram_flush): a send to a unix socket
+ * completes in the call, so the ring would add nothing. Everything else
+ * (listeners, stream, seqpacket, tap, control, signals, dgram wake-up
+ * probes, the --vnet socket) stays on the epoll set, which the ring
  * watches with a poll request re-armed after each completion, so one
  * io_uring_enter waits for all of it. Readiness that appears while we are
- * busy (an epoll_ctl() that finds the fd ready at once, say) was seen not
- * to complete that poll, so the epoll set is also checked without waiting
+ * busy (an epoll_ctl() that finds the fd ready at once, say) may not
+ * complete that poll, so the epoll set is also checked without waiting
  * before each blocking wait.
  */
 #include <errno.h>

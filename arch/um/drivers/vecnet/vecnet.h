@@ -214,9 +214,7 @@ struct vecnet_xstats {
 	u64_stats_t tx_flow_control_xon;
 	u64_stats_t tx_flow_control_xoff;
 	u64_stats_t rx_csum_offload_good;
-	u64_stats_t rx_csum_offload_errors;
 	u64_stats_t sg_ok;
-	u64_stats_t sg_linearized;
 	u64_stats_t rx_kicks;
 	u64_stats_t rx_truncated;
 	u64_stats_t rx_transient_errors;

@@ -38,7 +38,7 @@ for d in "${VECNET_SRC:-$here/../../../../../..}/tools/net/vecswitch/fuzz" \
 	fi
 	srcs+=("$(cd "$d" && pwd)")
 done
-runner=${srcs[0]}/run-fuzz.sh
+runner=$(cd "${srcs[0]}/../../../../scripts" && pwd)/run-fuzz.sh
 
 clang=""
 for c in clang-16 clang-15 clang-14 clang; do

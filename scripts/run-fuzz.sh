@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # run-fuzz.sh - run each libFuzzer target of a fuzz directory for a
-# bounded time: vecswitch's (this one) or the vecnet driver's
-# (tools/testing/vecnet-fuzz, with --src). First every file under
+# bounded time: vecswitch's (tools/net/vecswitch/fuzz) or the vecnet
+# driver's (tools/testing/vecnet-fuzz), named by --src (default: the
+# current directory; scripts/fuzz.mk passes it). First every file under
 # regress/TARGET/ (inputs that once crashed) is replayed, then the target
 # fuzzes from the seed corpus in corpus/TARGET/ (copied, so the
 # repository's seeds stay as they are). One progress line per target;
@@ -12,13 +13,12 @@
 #   run-fuzz.sh [--src DIR] [--bin-dir DIR] [--seconds N] [--keep DIR] [TARGET...]
 #
 # TARGET is one of the directories under DIR/corpus (default: all of
-# them; here forward, stream, ctl and gso). FUZZ_SECONDS sets the default
+# them). FUZZ_SECONDS sets the default
 # time per target (60).
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
 bin_dir=
-src=$here
+src=$PWD
 seconds=${FUZZ_SECONDS:-60}
 keep=
 targets=()
