@@ -79,6 +79,7 @@ const struct vs_stat_desc vs_sw_stat_desc[] = {
 	SW_STAT(chan_unsent),
 	SW_STAT(stream_bad_len),
 	SW_STAT(cred_refused),
+	SW_STAT(cred_unseen),
 	SW_STAT(gso_frames),
 	SW_STAT(gso_segments),
 	SW_STAT(csum_filled),

@@ -363,7 +363,8 @@ int vs_dgram_rx(struct vs_switch *sw, bool vnet)
 	for (i = 0; i < r; i++)
 		vs_dgram_input(sw, vnet, &sw->rxaddr[i],
 			       mm[i].msg_hdr.msg_namelen,
-			       vs_cmsg_cred(&mm[i].msg_hdr),
+			       vs_cred_effective(sw, vs_cmsg_cred(&mm[i].msg_hdr),
+						 &sw->rxcred[i]),
 			       iov[i].iov_base, mm[i].msg_len,
 			       mm[i].msg_hdr.msg_flags & MSG_TRUNC);
 	return r;

@@ -223,11 +223,12 @@ static void recv_done(struct vs_switch *sw, struct io_uring_cqe *cqe)
 	out = io_uring_recvmsg_validate(buf, cqe->res, &u->rx_mh);
 	if (out) {
 		socklen_t alen = out->namelen;
+		struct ucred eff;
 
 		if (alen > sizeof(struct sockaddr_un))
 			alen = 0;	/* cut short: cannot answer it */
 		vs_dgram_input(sw, false, io_uring_recvmsg_name(out), alen,
-			       recv_cred(u, out),
+			       vs_cred_effective(sw, recv_cred(u, out), &eff),
 			       io_uring_recvmsg_payload(out, &u->rx_mh),
 			       io_uring_recvmsg_payload_length(out, cqe->res,
 							       &u->rx_mh),

@@ -8,6 +8,7 @@
  * --allow-gid.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -246,6 +247,85 @@ bool vs_cred_allowed(const struct vs_config *cfg, const struct ucred *cred)
 		return false;
 	return id_listed(cfg->allow_uid, cfg->n_allow_uid, cred->uid) ||
 	       id_listed(cfg->allow_gid, cfg->n_allow_gid, cred->gid);
+}
+
+/*
+ * Read the real, effective and saved uid (or gid) of a /proc status line
+ * "Uid:\t<real>\t<effective>\t<saved>\t<fs>"
+ */
+static bool status_ids(const char *buf, const char *key, unsigned long id[3])
+{
+	const char *p = strstr(buf, key);
+
+	return p && sscanf(p + strlen(key), "%lu %lu %lu", &id[0], &id[1],
+			   &id[2]) == 3;
+}
+
+/* The effective ids of process @pid, provided it holds @kc's as well */
+static bool proc_effective(const struct ucred *kc, struct ucred *out)
+{
+	unsigned long uid[3], gid[3];
+	char path[64], buf[2048];
+	ssize_t n;
+	int fd;
+
+	if (kc->pid <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)kc->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	if (!status_ids(buf, "\nUid:", uid) || !status_ids(buf, "\nGid:", gid))
+		return false;
+	/* the ids stamped on the datagram are among the process's own */
+	if ((kc->uid != uid[0] && kc->uid != uid[1] && kc->uid != uid[2]) ||
+	    (kc->gid != gid[0] && kc->gid != gid[1] && kc->gid != gid[2]))
+		return false;
+	out->pid = kc->pid;
+	out->uid = uid[1];
+	out->gid = gid[1];
+	return true;
+}
+
+/*
+ * A datagram's sender, as a connection's is seen (SO_PEERCRED): by its
+ * effective ids.  The kernel stamps a datagram with the sender's real ids
+ * (or others of its own it names), so they are looked up in /proc by the
+ * pid stamped with them, and remembered for VS_CRED_CACHE_MS.  Where the
+ * switch cannot see the process (it has exited, or lives in a pid
+ * namespace the switch's /proc does not show), the stamped ids stand
+ * (cred_unseen): the process holds them too, so they give it nothing it
+ * does not have.  Returns @out, or NULL when @kc is.
+ */
+const struct ucred *vs_cred_effective(struct vs_switch *sw,
+				      const struct ucred *kc,
+				      struct ucred *out)
+{
+	typeof(sw->credc[0]) *c;
+
+	if (!kc)
+		return NULL;
+	c = &sw->credc[(unsigned int)kc->pid % VS_CRED_CACHE];
+	if (c->ms && sw->now_ms - c->ms < VS_CRED_CACHE_MS &&
+	    c->kernel.pid == kc->pid && c->kernel.uid == kc->uid &&
+	    c->kernel.gid == kc->gid) {
+		*out = c->eff;
+		return out;
+	}
+	if (!proc_effective(kc, out)) {
+		sw->st.cred_unseen++;
+		*out = *kc;
+		return out;
+	}
+	c->kernel = *kc;
+	c->eff = *out;
+	c->ms = sw->now_ms ? sw->now_ms : 1;
+	return out;
 }
 
 /* The SCM_CREDENTIALS a received message carries, or NULL. */

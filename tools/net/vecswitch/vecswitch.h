@@ -66,6 +66,9 @@ struct vs_chan;
 #define VS_ALLOW_MAX		32	/* ids in --allow-uid / --allow-gid */
 /* room for one SCM_CREDENTIALS message (CMSG_SPACE of a struct ucred) */
 #define VS_CRED_CMSG_WORDS	4
+/* datagram senders' effective ids, remembered by pid for this long */
+#define VS_CRED_CACHE		64
+#define VS_CRED_CACHE_MS	1000
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
@@ -204,6 +207,7 @@ struct vs_sw_stats {
 	uint64_t dead_peers;		/* dgram peers gone (ENOENT/ECONNREFUSED) */
 	uint64_t stream_bad_len;	/* connections dropped for a bad length */
 	uint64_t cred_refused;		/* frames/connections of a user not allowed */
+	uint64_t cred_unseen;		/* datagrams judged by the ids stamped on them */
 	uint64_t gso_frames;		/* super-frames cut for ports without headers */
 	uint64_t gso_segments;		/* the frames that made */
 	uint64_t csum_filled;		/* checksums finished for them */
@@ -378,6 +382,13 @@ struct vs_switch {
 	struct sockaddr_un rxaddr[VS_BATCH];
 	/* SCM_CREDENTIALS of each datagram in a batch, with --allow-* */
 	uint64_t rxctl[VS_BATCH][VS_CRED_CMSG_WORDS];
+	/* and what they come to: the senders' effective ids (sock.c) */
+	struct ucred rxcred[VS_BATCH];
+	struct {
+		struct ucred kernel;	/* what SCM_CREDENTIALS said */
+		struct ucred eff;
+		uint64_t ms;
+	} credc[VS_CRED_CACHE];
 
 	/* send buffer of the dgram socket [0] and the --vnet one [1] */
 	struct {
@@ -574,6 +585,9 @@ int vs_spare_open(void);
 int vs_accept_fd(struct vs_switch *sw, int lfd);
 bool vs_cred_allowed(const struct vs_config *cfg, const struct ucred *cred);
 const struct ucred *vs_cmsg_cred(const struct msghdr *mh);
+const struct ucred *vs_cred_effective(struct vs_switch *sw,
+				      const struct ucred *kc,
+				      struct ucred *out);
 
 /* unixdiag.c */
 void vs_diag_open(struct vs_switch *sw);

@@ -934,10 +934,11 @@ static void users_dir(struct __test_metadata *_metadata, const struct vsw *s,
 }
 
 /*
- * A child becomes uid and connects to the stream socket; 0 when the switch
- * hung up on it (refused), 1 when the connection stayed open (accepted).
+ * A child with real uid @ruid, effective (and saved) uid @euid and gid
+ * @gid connects to the stream socket; 0 when the switch hung up on it
+ * (refused), 1 when the connection stayed open (accepted).
  */
-static int connect_as(const char *path, uid_t uid)
+static int connect_ids(const char *path, uid_t ruid, uid_t euid, gid_t gid)
 {
 	int status, fd;
 	pid_t pid;
@@ -947,8 +948,8 @@ static int connect_as(const char *path, uid_t uid)
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		if (setgroups(0, NULL) < 0 || setresgid(uid, uid, uid) < 0 ||
-		    setresuid(uid, uid, uid) < 0)
+		if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 ||
+		    setresuid(ruid, euid, euid) < 0)
 			_exit(12);
 		fd = vsw_connect(path, SOCK_STREAM);
 		if (fd < 0)
@@ -959,6 +960,11 @@ static int connect_as(const char *path, uid_t uid)
 	if (waitpid(pid, &status, 0) != pid)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int connect_as(const char *path, uid_t uid)
+{
+	return connect_ids(path, uid, uid, uid);
 }
 
 /*
@@ -1061,6 +1067,117 @@ TEST_F(vsw, allow_uid)
 	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "cred_refused") < 6);
 	EXPECT_EQ(6, vsw_stat(&self->s, NULL, "cred_refused"));
 	EXPECT_EQ(1, connect_as(self->s.stream, 4242));
+}
+
+/*
+ * A child with real uid @ruid and effective uid @euid (gid 65534 both)
+ * binds a socket at @path, connects it to the switch and sends one
+ * broadcast tagged @tag, then stays until the parent closes *@hold (the
+ * switch looks the sender up while it lives).  Returns its pid once the
+ * frame is sent, or -1.
+ */
+static pid_t send_ids(const struct vsw *s, const char *path, uid_t ruid,
+		      uid_t euid, uint32_t tag, int *hold)
+{
+	int ready[2], wait_end[2];
+	char c;
+	pid_t pid;
+
+	if (pipe(ready) < 0 || pipe(wait_end) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		struct sockaddr_un sa;
+		uint8_t buf[128], mac[6];
+		size_t len;
+		int fd, alen;
+
+		close(ready[0]);
+		close(wait_end[1]);
+		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		alen = vsw_addr(&sa, s->dgram);
+		if (fd < 0 || connect(fd, (struct sockaddr *)&sa, alen) < 0)
+			_exit(11);
+		if (setgroups(0, NULL) < 0 ||
+		    setresgid(65534, 65534, 65534) < 0 ||
+		    setresuid(ruid, euid, 0) < 0)
+			_exit(12);
+		alen = vsw_addr(&sa, path);
+		if (bind(fd, (struct sockaddr *)&sa, alen) < 0)
+			_exit(10);
+		vsw_mac(mac, 0xb00 + tag);
+		len = vsw_frame(buf, vsw_bcast, mac, tag, 60);
+		if (send(fd, buf, len, 0) != (ssize_t)len)
+			_exit(13);
+		if (write(ready[1], "s", 1) != 1)
+			_exit(14);
+		alarm(20);
+		/* until the parent closes its end */
+		_exit(read(wait_end[0], &c, 1) < 0 ? 15 : 0);
+	}
+	close(ready[1]);
+	close(wait_end[0]);
+	*hold = wait_end[1];
+	if (read(ready[0], &c, 1) != 1)
+		pid = -1;
+	close(ready[0]);
+	return pid;
+}
+
+/* The child of send_ids goes; its exit status */
+static int send_ids_end(pid_t pid, int hold)
+{
+	int status;
+
+	close(hold);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * Datagrams and connections are judged by the same ids, the effective
+ * ones: a sender whose real uid is listed but whose effective one is not
+ * is refused, and the other way round let in, on both kinds of port.  The
+ * kernel stamps datagrams with the real ids, so without the switch
+ * looking further the first would get in and the second not.
+ */
+TEST_F(vsw, cred_effective)
+{
+	char users[128], eff_root[160], real_root[160];
+	int others, hold;
+	pid_t pid;
+
+	START("--allow-uid", "0", "--mode", "0666");
+	users_dir(_metadata, &self->s, users, sizeof(users));
+	snprintf(eff_root, sizeof(eff_root), "%s/eff-root.sock", users);
+	snprintf(real_root, sizeof(real_root), "%s/real-root.sock", users);
+	join(_metadata, self, 1);
+
+	/* real 65534, effective 0: a set-uid root program; let in */
+	pid = send_ids(&self->s, eff_root, 65534, 0, 0x31, &hold);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, vsw_recv_until(G(0)->fd, 0x31, &others));
+	EXPECT_TRUE(vsw_has_port(&self->s, eff_root));
+	EXPECT_EQ(0, vsw_stat(&self->s, NULL, "cred_refused"));
+	EXPECT_EQ(0, send_ids_end(pid, hold));
+
+	/* real 0, effective 65534: root acting as nobody; refused */
+	pid = send_ids(&self->s, real_root, 0, 65534, 0x32, &hold);
+	ASSERT_LT(0, pid);
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "cred_refused") < 1);
+	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "cred_refused"));
+	EXPECT_FALSE(vsw_has_port(&self->s, real_root));
+	EXPECT_EQ(0, send_ids_end(pid, hold));
+	EXPECT_EQ(0, vsw_stat(&self->s, NULL, "cred_unseen"));
+
+	/* connections the same way (SO_PEERCRED has the effective ids) */
+	EXPECT_EQ(1, connect_ids(self->s.stream, 65534, 0, 65534));
+	EXPECT_EQ(0, connect_ids(self->s.stream, 0, 65534, 65534));
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "cred_refused") < 2);
+	EXPECT_EQ(2, vsw_stat(&self->s, NULL, "cred_refused"));
 }
 
 /*
