@@ -95,7 +95,7 @@ demo: all
 bench: all baseline other-kernel
 	@scripts/deps.sh bench
 	@$(MAKE) -s -C tools/net/vswblast O=$(BUILD)
-	@scripts/bench.sh
+	@scripts/bench.sh $(SUITES)
 
 fuzz: tools
 	@$(MAKE) -s -C tools/net/vecswitch/fuzz O=$(BUILD)/fuzz run FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60)
