@@ -93,10 +93,15 @@ static int chan_send(struct vs_switch *sw, struct vs_port *p, uint8_t type,
 	return 0;
 }
 
-/* Does dgram port @p take channels now? */
+/*
+ * Does dgram port @p take channels now?  Its MODE must have left (no
+ * entry queued before it is still waiting): the guest refuses a CHAN it
+ * reads before the MODE, and CHAN is sent at once, past the queue.
+ */
 static bool chan_capable(const struct vs_port *p)
 {
-	return p->chan_ok && p->rx_vnet && p->tx_vnet && !p->dead;
+	return p->chan_ok && p->rx_vnet && p->tx_vnet && !p->tx_plain &&
+	       !p->dead;
 }
 
 static void chan_unlink(struct vs_port *p, struct vs_chan *c)
