@@ -114,6 +114,14 @@ def ratios(recs):
         if q is not None:
             out.append({"what": f"guest-guest {case}: guests' CPU per Gbit, bridge / vecswitch",
                         "ratio": q})
+    # 64-byte UDP guest to guest: frames a second received, against the bridge
+    br = find(recs, "small", "udp64", "bridge")
+    for v, what in (("vecswitch", "vecswitch (default)"), ("switched", "vecswitch --no-shortcut"),
+                    ("hub", "vecswitch --hub")):
+        q = ratio(find(recs, "small", "udp64", v), br)
+        if q is not None:
+            out.append({"what": f"64-byte UDP frames/s guest-guest: {what} / Linux bridge",
+                        "ratio": q})
     # both drivers on both kernel series (the bundled one built without SMP)
     for case in (f"tap-1M-{d}" for d in ("tx", "rx")):
         for a, b in (("ours-7.3", "bundled-7.3"), ("ours-6.12", "bundled-6.12"),

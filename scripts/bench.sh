@@ -15,7 +15,8 @@
 # to guest, ours against the bundled driver), g2g (the same two guests on
 # a Linux bridge with two taps, through vecswitch with default options,
 # and through vecswitch with plain frames, vnet=0; iperf3's default reads
-# and 1 MiB ones), idle (one pair's
+# and 1 MiB ones), small (the same guests and paths and --hub, 64-byte
+# UDP: frames a second received and the loss), idle (one pair's
 # throughput with idle guests attached, switch against --hub, and as a
 # control the most idle guests on a second switch), rate (port
 # to port forwarding with 2 idle ports: vecswitch, --hub, vde_switch),
@@ -46,7 +47,7 @@ vecswitch=$build/vecswitch
 runs=${RUNS:-3}
 secs=${SECS:-5}
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(rate transports tunnels g2g kernels idle vxlan faults)
+[ ${#suites[@]} -gt 0 ] || suites=(rate transports tunnels g2g small kernels idle vxlan faults)
 vswblast=$build/vswblast
 
 mkdir -p "$out"
@@ -76,6 +77,8 @@ source "$top/scripts/bench/idle.sh"
 source "$top/scripts/bench/vxlan.sh"
 # shellcheck source=bench/faults.sh
 source "$top/scripts/bench/faults.sh"
+# shellcheck source=bench/small.sh
+source "$top/scripts/bench/small.sh"
 
 # shellcheck disable=SC2317  # invoked through trap
 cleanup() {
@@ -96,8 +99,8 @@ trap 'exit 130' INT TERM
 : >"$out/rate.jsonl"
 for s in "${suites[@]}"; do
 	case "$s" in
-	rate|transports|tunnels|g2g|kernels|idle|vxlan|faults) "bench_$s" ;;
-	*) die "unknown suite '$s' (rate, transports, tunnels, g2g, kernels, idle, vxlan, faults)" ;;
+	rate|transports|tunnels|g2g|small|kernels|idle|vxlan|faults) "bench_$s" ;;
+	*) die "unknown suite '$s' (rate, transports, tunnels, g2g, small, kernels, idle, vxlan, faults)" ;;
 	esac
 done
 

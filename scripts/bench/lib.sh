@@ -366,3 +366,42 @@ start_switch() {
 	pids+=($!)
 	for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
 }
+
+# --- the same two guests on the paths a user could pick ------------------
+# g2g_once VARIANT: one run of the same two guests (depth 128) on
+#   bridge     two taps on a Linux bridge (gro=1), the usual host setup
+#   vecswitch  vecswitch, every option at its default (headers negotiated,
+#              unicast between the two through a shortcut channel)
+#   switched   vecswitch --no-shortcut: every frame through the switch
+#   plain      vecswitch, the guests with vnet=0 (plain frames)
+#   hub        vecswitch --hub (no headers, every frame to every port)
+# The rate goes to $pair_bps, the CPU per Gbit to $pair_gcpu, $pair_scpu.
+g2g_once() {
+	local sw='' a b t
+
+	netns_fresh
+	rm -rf "${work:?}"/*
+	case "$1" in
+	bridge)
+		ip -n "$ns" link add gbr0 type bridge
+		for t in 0 1; do
+			ip -n "$ns" tuntap add dev gtap$t mode tap
+			ip -n "$ns" link set gtap$t master gbr0 up
+		done
+		ip -n "$ns" link set gbr0 up
+		a="transport=tap,ifname=gtap0,gro=1,depth=128"
+		b="transport=tap,ifname=gtap1,gro=1,depth=128" ;;
+	vecswitch|switched|plain|hub)
+		case $1 in
+		switched) start_switch "$ns" "$work/sw.sock" --no-shortcut ;;
+		hub) start_switch "$ns" "$work/sw.sock" --hub ;;
+		*) start_switch "$ns" "$work/sw.sock" ;;
+		esac
+		sw=${pids[-1]}
+		a="transport=unixdgram,path=$work/sw.sock,depth=128"
+		[ "$1" = plain ] && a+=",vnet=0"
+		b=$a ;;
+	esac
+	pair_switch=$sw pair_run "$ours" 198.18.1 "$a" "$b"
+	[ -z "$sw" ] || { kill "$sw" 2>/dev/null; wait "$sw" 2>/dev/null; } || true
+}
