@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Helpers for the scripts that run inside the guests (dash, not bash).
-# guest_script in vecnet_lib.sh sources this file first.
+# guest_script in ../lib.sh sources this file first.
 
 # vec_up ADDR/PREFIX: address vec0, bring it up, wait for the carrier
 vec_up() {

@@ -11,7 +11,7 @@
 # preloaded into its kernel process): it must say that it cannot tell,
 # keep its carrier until it sends, and then lose it.
 
-source "$(dirname "$(readlink -f "$0")")/vecnet_lib.sh"
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd ethtool
 require_cmd cc
 [ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
@@ -25,24 +25,19 @@ nodiag=$TEST_TMP/nodiag.so
 cc -Wall -Wextra -Werror -shared -fPIC -o "$nodiag" "$VECNET_TEST_DIR/nodiag.c"
 check_err $? "cannot build the unix_diag-less preload"
 
-switch_pid=
-start_switch() {
+# switch_up: the switch at $sock and $ctl, the old socket file gone
+switch_up() {
 	rm -f "$sock"
-	# (no LD_PRELOAD: the kselftest runner's stdbuf upsets the ASan build)
-	ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" --dgram "$sock" --ctl "$ctl" \
-		2>>"$TEST_TMP/switch.log" &
-	switch_pid=$!
-	on_exit "kill $switch_pid 2>/dev/null"
-	wait_for 10 test -S "$ctl"
+	start_switch "$ns" --dgram "$sock" --ctl "$ctl"
 }
 
 # learned [MAC]: the switch's forwarding table holds the guest's MAC
 # shellcheck disable=SC2317  # invoked through wait_for
 learned() {
-	env -u LD_PRELOAD "$VECSWITCH" ctl --ctl "$ctl" fdb 2>/dev/null | grep -qi "^${1:-$mac} "
+	CTL=$ctl ctl fdb 2>/dev/null | grep -qi "^${1:-$mac} "
 }
 
-start_switch
+switch_up
 check_err $? "vecswitch did not start: $(tail -n 3 "$TEST_TMP/switch.log")"
 
 # sh SCRIPT ADDR: no traffic of its own until the test says send (one
@@ -80,8 +75,8 @@ check_err $? "the switch did not learn the second guest's MAC after link up"
 
 # A switch stopped cleanly removes its socket file.  The guest, which
 # sends nothing, must still notice within its once-a-second check.
-kill "$switch_pid"
-wait "$switch_pid" 2>/dev/null
+kill "$SWITCH_PID"
+wait "$SWITCH_PID" 2>/dev/null
 wait_for 10 console_has g "vec0: peer at $sock exited, its socket file is gone"
 check_err $? "the idle guest kept its carrier after the switch exited"
 # The guest whose host cannot tell says so, and keeps its carrier...
@@ -95,7 +90,7 @@ touch "$(guest_out h send)"
 wait_for 10 console_has h "vec0: peer gone, carrier off"
 check_err $? "the guest without unix_diag kept its carrier after a refused send"
 
-start_switch
+switch_up
 check_err $? "vecswitch did not restart"
 wait_for 15 learned
 check_err $? "the switch did not learn the guest again after its restart"

@@ -7,7 +7,7 @@
 #    guest back: it must wait, not drop and not spin;
 #  - at a second guest joined by unixdgram.
 
-source "$(dirname "$(readlink -f "$0")")/vecnet_lib.sh"
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd ethtool python3 ping
 
 ns=$(netns_add burst)

@@ -6,7 +6,7 @@
 # it away, and its automatically named socket under the uml_dir goes
 # with it.
 
-source "$(dirname "$(readlink -f "$0")")/vecnet_lib.sh"
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd uml_mconsole ethtool
 
 ns=$(netns_add mcons)

@@ -11,7 +11,7 @@
 # rx_dropped), TCP must still get through, and once the failures stop the
 # link works as before, with nothing more dropped.
 
-source "$(dirname "$(readlink -f "$0")")/vecnet_lib.sh"
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd iperf3 python3
 
 ns=$(netns_add mem)
@@ -27,27 +27,27 @@ agent "$ns" mem b -a "$(link b a 0 ",vnet=0")" -a "$(link b a 1 ",vnet=1")"
 for g in a b; do
 	host=1
 	[ "$g" = b ] && host=2
-	ex "$g" sh -c "ip addr add ${net[vec0]}.$host/24 dev vec0 && ip link set vec0 up &&
+	exec_in "$g" sh -c "ip addr add ${net[vec0]}.$host/24 dev vec0 && ip link set vec0 up &&
 		       ip addr add ${net[vec1]}.$host/24 dev vec1 && ip link set vec1 up"
 	check_err $? "guest $g did not boot or bring its links up"
 done
 [ "$RET" -eq 0 ] || { log_test "memory pressure"; exit "$RET"; }
-ex b sh -c "mount -t debugfs none /sys/kernel/debug 2>/dev/null; test -d $fail"
+exec_in b sh -c "mount -t debugfs none /sys/kernel/debug 2>/dev/null; test -d $fail"
 check_err $? "the guest kernel has no $fail"
-ex b iperf3 -s -D >/dev/null
+exec_in b iperf3 -s -D >/dev/null
 check_err $? "no iperf3 server in b"
 
 # counter DEV NAME: rx_alloc_failed (ethtool -S) or rx_dropped (ip -s) in b
 counter() {
 	if [ "$2" = rx_dropped ]; then
-		ex b cat "/sys/class/net/$1/statistics/rx_dropped"
+		exec_in b cat "/sys/class/net/$1/statistics/rx_dropped"
 	else
-		ex b ethtool -S "$1" | awk -v n="$2:" '$1 == n { print $2 }'
+		exec_in b ethtool -S "$1" | awk -v n="$2:" '$1 == n { print $2 }'
 	fi
 }
 # iperf_to DEV SECONDS: a -> b over DEV, prints Mbit/s (0: nothing moved)
 iperf_to() {
-	ex a iperf3 -c "${net[$1]}.2" -t "$2" -J >"$TEST_TMP/iperf-$1.json" 2>/dev/null
+	exec_in a iperf3 -c "${net[$1]}.2" -t "$2" -J >"$TEST_TMP/iperf-$1.json" 2>/dev/null
 	python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e6))' \
 		"$TEST_TMP/iperf-$1.json" 2>/dev/null || echo 0
 }
@@ -57,11 +57,11 @@ for dev in vec0 vec1; do
 	check_err $? "a never reached b over $dev"
 	f0=$(counter "$dev" rx_alloc_failed)
 	d0=$(counter "$dev" rx_dropped)
-	ex b sh -c "echo 0 >$fail/verbose && echo 1 >$fail/interval &&
+	exec_in b sh -c "echo 0 >$fail/verbose && echo 1 >$fail/interval &&
 		    echo -1 >$fail/times && echo 5 >$fail/probability"
 	check_err $? "cannot turn fail_vecnet_rx on"
 	mbps=$(iperf_to "$dev" 3)
-	ex b sh -c "echo 0 >$fail/probability"
+	exec_in b sh -c "echo 0 >$fail/probability"
 	f1=$(counter "$dev" rx_alloc_failed)
 	d1=$(counter "$dev" rx_dropped)
 	echo "# $dev, 5% of receive allocations failing: $mbps Mbit/s," \
@@ -74,7 +74,7 @@ for dev in vec0 vec1; do
 	check_err $? "$dev: $((f1 - f0)) allocations failed, rx_dropped moved by $((d1 - d0))"
 
 	# the failures are over: no loss, nothing more dropped
-	ex a ping -c 20 -W 2 "${net[$dev]}.2" >"$TEST_TMP/ping-$dev.log"
+	exec_in a ping -c 20 -W 2 "${net[$dev]}.2" >"$TEST_TMP/ping-$dev.log"
 	check_err $? "$dev lost pings after the failures stopped: $(grep loss "$TEST_TMP/ping-$dev.log")"
 	mbps=$(iperf_to "$dev" 2)
 	echo "# $dev afterwards: $mbps Mbit/s"

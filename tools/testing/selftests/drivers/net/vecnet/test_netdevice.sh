@@ -16,11 +16,11 @@
 #   eth7 bess (vecswitch --seqpacket)    eth8 fd (a socket handed over)
 #   eth9 gre    eth10 l2tpv3
 
-source "$(dirname "$(readlink -f "$0")")/vecnet_lib.sh"
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd ethtool python3
 [ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
 # the kernel tree's own copy: this script runs from a link inside that tree
-netdevice=$(cd "$(dirname "$0")/../../../net" 2>/dev/null && pwd)/netdevice.sh
+netdevice=${VECNET_KTREE:-$(dirname "$(readlink -f "$VMLINUX")")}/tools/testing/selftests/net/netdevice.sh
 [ -f "$netdevice" ] || { echo "SKIP: no net/netdevice.sh in the kernel tree"; exit "$ksft_skip"; }
 
 ns=$(netns_add ndev)

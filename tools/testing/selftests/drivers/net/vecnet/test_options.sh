@@ -6,7 +6,7 @@
 # exist and the guest boots on.  Good specifications next to the bad
 # ones still make their devices, with the values asked for.
 
-source "$(dirname "$(readlink -f "$0")")/vecnet_lib.sh"
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd ethtool python3
 
 # The kernel command line holds 4096 bytes: short paths where no socket

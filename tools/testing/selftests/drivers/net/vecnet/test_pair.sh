@@ -7,7 +7,7 @@
 # namespace keeps the default net.unix.max_dgram_qlen.
 # IPERF_SECONDS overrides the 5 s.
 
-source "$(dirname "$(readlink -f "$0")")/vecnet_lib.sh"
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd iperf3 ethtool python3
 
 secs=${IPERF_SECONDS:-5}

@@ -6,7 +6,7 @@
 # B vanishes (B's socket is removed at shutdown) and comes back, and
 # ping works again, without rebooting A.
 
-source "$(dirname "$(readlink -f "$0")")/vecnet_lib.sh"
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd ethtool ping
 
 ns=$(netns_add restart)

@@ -14,7 +14,7 @@
 # ethtool -f (and ethtool -f refused without it), and the errors for a
 # missing interface and a missing filter file.
 
-source "$(dirname "$(readlink -f "$0")")/vecnet_lib.sh"
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd iperf3 ethtool python3 ping
 
 transport=${1:-raw}
@@ -35,24 +35,25 @@ ip -n "$ns" addr add 198.18.6.1/24 dev "$host_if"
 ip -n "$ns" link set vr0 up
 spec="vec0:transport=$transport,ifname=vr0${opts:+,$opts}"
 
-exec_in() { "$VECNET_SRC/scripts/uml-exec" -t 120 "$TEST_TMP/g" -- "$@"; }
 inject() { ip netns exec "$ns" python3 "$FRAMES" send "$@" 10; }
 
 "$UML_RUN" -k "$VMLINUX" -n "$ns" -N "$transport-$$" -t 300 -q -o "$TEST_TMP/g" \
 	-a "$spec,mac=$mac,depth=128" --agent &
 on_exit "$VECNET_SRC/scripts/uml-exec --stop $TEST_TMP/g"
-exec_in sh -c 'ip addr add 198.18.6.2/24 dev vec0 && ip link set vec0 up'
+exec_in g sh -c 'ip addr add 198.18.6.2/24 dev vec0 && ip link set vec0 up'
 check_err $? "guest did not boot or bring vec0 up"
 [ "$RET" -eq 0 ] || { log_test "$transport transport"; exit "$RET"; }
 
 # shellcheck disable=SC2016  # expanded in the guest
-exec_in sh -c 'for i in $(seq 1 20); do ping -c 1 -W 1 198.18.6.1 >/dev/null && exit 0; done; exit 1'
+exec_in g sh -c 'for i in $(seq 1 20); do ping -c 1 -W 1 198.18.6.1 >/dev/null && exit 0; done; exit 1'
 check_err $? "the host never answered"
-exec_in ping -c 20 -i 0.05 198.18.6.1 >"$TEST_TMP/ping.log"
+exec_in g ping -c 20 -i 0.05 198.18.6.1 >"$TEST_TMP/ping.log"
 check_err $? "ping lost packets: $(grep loss "$TEST_TMP/ping.log")"
 
-guest_iperf guest-to-host "over $transport" exec_in "$ns" 198.18.6.1
-guest_iperf host-to-guest "over $transport" exec_in "$ns" 198.18.6.1 -R
+# shellcheck disable=SC2317  # called through guest_iperf
+exg() { exec_in g "$@"; }
+guest_iperf guest-to-host "over $transport" exg "$ns" 198.18.6.1
+guest_iperf host-to-guest "over $transport" exg "$ns" 198.18.6.1 -R
 
 # count_frames SRC_SELF SRC_OTHER: in the guest, frames of EtherTypes
 # 88b5 (sent by the host towards the guest with source SRC_SELF), 88b6
@@ -60,7 +61,7 @@ guest_iperf host-to-guest "over $transport" exec_in "$ns" 198.18.6.1 -R
 # sent out of its veth by the host, or into the tap by the guest itself)
 count_frames() {
 	rm -f "$TEST_TMP/g/ready"
-	exec_in env FRAME_COUNT_READY="$TEST_TMP/g/ready" python3 "$FRAMES" count vec0 8 \
+	exec_in g env FRAME_COUNT_READY="$TEST_TMP/g/ready" python3 "$FRAMES" count vec0 8 \
 		88b5 88b6 88b7 >"$TEST_TMP/count" &
 	local p=$!
 	wait_for 30 test -e "$TEST_TMP/g/ready"
@@ -68,7 +69,7 @@ count_frames() {
 	if [ "$transport" = hybrid ]; then
 		inject vr0 "$1" 88b5
 		inject vr0 "$2" 88b6
-		exec_in python3 "$FRAMES" send vec0 02:76:65:00:c0:77 88b7 10
+		exec_in g python3 "$FRAMES" send vec0 02:76:65:00:c0:77 88b7 10
 	else
 		inject vr1 "$1" 88b5
 		inject vr1 "$2" 88b6
@@ -87,18 +88,18 @@ check_err $? "the guest received frames of its own or the host's outgoing ones"
 check_err $? "the guest received ${other:-no} of 10 frames from another source"
 
 # a new address while up: the filter follows it
-exec_in ip link set vec0 address 02:76:65:00:c0:02
+exec_in g ip link set vec0 address 02:76:65:00:c0:02
 check_err $? "cannot change the address while up"
 count_frames 02:76:65:00:c0:02 "$mac"
 [ "${self:-1}" -eq 0 ] && [ "${out:-1}" -eq 0 ] && [ "${other:-0}" -eq 10 ]
 check_err $? "after an address change the filter did not follow it"
 
-exec_in ethtool -S vec0 >"$TEST_TMP/stats"
+exec_in g ethtool -S vec0 >"$TEST_TMP/stats"
 for k in tx_kicks rx_kicks; do
 	[ "$(xstat "$TEST_TMP/stats" $k)" -gt 0 ]
 	check_err $? "ethtool -S: $k did not move"
 done
-exec_in ethtool -k vec0 >"$TEST_TMP/features"
+exec_in g ethtool -k vec0 >"$TEST_TMP/features"
 if [ "$transport" = hybrid ]; then
 	grep -q '^rx-gro-hw: on$' "$TEST_TMP/features"
 	check_err $? "ethtool -k does not show rx-gro-hw on (gro=1)"

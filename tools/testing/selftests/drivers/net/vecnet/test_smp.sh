@@ -12,7 +12,7 @@
 # either console (um/lib.sh fails the test on one).  On the debug kernel
 # this runs under lockdep, KASAN and the sleep-in-atomic checks.
 
-source "$(dirname "$(readlink -f "$0")")/vecnet_lib.sh"
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd iperf3 ethtool python3
 [ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
 cfg=$(dirname "$(readlink -f "$VMLINUX")")/.config
@@ -39,15 +39,15 @@ for g in a b; do
 	wait_for 120 test -e "$TEST_TMP/$g/agent/ready"
 	check_err $? "guest $g did not boot"
 	[ "$RET" -eq 0 ] || { log_test "SMP guests"; exit "$ksft_fail"; }
-	ex "$g" ip addr add "${ip[$g]}/24" dev vec0
-	ex "$g" ip link set vec0 up
+	exec_in "$g" ip addr add "${ip[$g]}/24" dev vec0
+	exec_in "$g" ip link set vec0 up
 done
 
 for g in a b; do
-	got=$(ex "$g" uname -r)
+	got=$(exec_in "$g" uname -r)
 	[ "$got" = "$release" ]
 	check_err $? "guest $g runs '$got', the build is '$release'"
-	got=$(ex "$g" nproc)
+	got=$(exec_in "$g" nproc)
 	[ "$got" = 2 ]
 	check_err $? "guest $g has $got CPUs, asked for 2"
 done
@@ -59,10 +59,10 @@ check_err $? "b cannot reach a"
 # TCP both ways at once, four flows each, while a reads its counters and
 # changes its transmit coalescing: xmit, NAPI and ethtool on two CPUs
 for g in a b; do
-	ex "$g" sh -c 'iperf3 -s -D -p 5201 --logfile /dev/null'
+	exec_in "$g" sh -c 'iperf3 -s -D -p 5201 --logfile /dev/null'
 done
 # shellcheck disable=SC2016  # expanded in the guest
-ex a sh -c 'iperf3 -c "$1" -P 4 -t 8 -J >tx.json 2>&1 & c=$!
+exec_in a sh -c 'iperf3 -c "$1" -P 4 -t 8 -J >tx.json 2>&1 & c=$!
 	i=0; while kill -0 $c 2>/dev/null && [ $i -lt 400 ]; do
 		ethtool -S vec0 >/dev/null || exit 1
 		ethtool -C vec0 tx-usecs $(( (i % 3) * 25 )) || exit 1
@@ -71,7 +71,7 @@ ex a sh -c 'iperf3 -c "$1" -P 4 -t 8 -J >tx.json 2>&1 & c=$!
 	wait $c' sh "${ip[b]}" &
 ab=$!
 # shellcheck disable=SC2016  # expanded in the guest
-ex b sh -c 'iperf3 -c "$1" -P 4 -t 8 -J >tx.json' sh "${ip[a]}"
+exec_in b sh -c 'iperf3 -c "$1" -P 4 -t 8 -J >tx.json' sh "${ip[a]}"
 check_err $? "TCP b->a (four flows) failed"
 wait "$ab"
 check_err $? "TCP a->b (four flows) with ethtool -S/-C beside it failed"
@@ -85,21 +85,21 @@ done
 
 # open and close racing NAPI and xmit: b floods a while a goes down/up
 # shellcheck disable=SC2016  # expanded in the guest
-ex b sh -c 'timeout 30 ping -f -q "$1" >/dev/null 2>&1 & echo $! >flood.pid' sh "${ip[a]}"
+exec_in b sh -c 'timeout 30 ping -f -q "$1" >/dev/null 2>&1 & echo $! >flood.pid' sh "${ip[a]}"
 # shellcheck disable=SC2016  # expanded in the guest
-ex a sh -c 'for i in $(seq 1 10); do
+exec_in a sh -c 'for i in $(seq 1 10); do
 		ip link set vec0 down || exit 1
 		ip link set vec0 up || exit 1
 		ethtool -S vec0 >/dev/null || exit 1
 	done'
 check_err $? "vec0 down/up under a flood failed"
 # shellcheck disable=SC2016  # expanded in the guest
-ex b sh -c 'kill "$(cat flood.pid)" 2>/dev/null; true'
+exec_in b sh -c 'kill "$(cat flood.pid)" 2>/dev/null; true'
 reach a "${ip[b]}"
 check_err $? "a cannot reach b after the down/up cycles"
 
 # the counters of a busy device add up: every context wrote some
-stats=$(ex a ethtool -S vec0)
+stats=$(exec_in a ethtool -S vec0)
 for c in tx_kicks rx_kicks; do
 	v=$(awk -v n="$c:" '$1 == n { print $2 }' <<<"$stats")
 	[ "${v:-0}" -gt 0 ]

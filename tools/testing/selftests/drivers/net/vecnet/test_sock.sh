@@ -13,7 +13,7 @@
 # pings, and still does after down and up.  Then the errors: a missing
 # or non-socket or stream descriptor, src equal to dst.
 
-source "$(dirname "$(readlink -f "$0")")/vecnet_lib.sh"
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd iperf3 ethtool python3 ping socat
 [ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
 
@@ -34,7 +34,7 @@ socat_start
 check_err $? "socat did not listen"
 
 agent "$ns" sock b -a "vec0:transport=bess,dst=$bsock,src=$TEST_TMP/b.sock,mac=02:76:65:00:d0:01"
-ex b sh -c 'ip addr add 198.18.8.2/24 dev vec0 && ip link set vec0 up'
+exec_in b sh -c 'ip addr add 198.18.8.2/24 dev vec0 && ip link set vec0 up'
 check_err $? "the bess guest did not boot or bring vec0 up"
 [ "$RET" -eq 0 ] || { log_test "bess and fd transports"; exit "$RET"; }
 test -S "$TEST_TMP/b.sock"
@@ -43,10 +43,10 @@ reach b 198.18.8.1
 check_err $? "bess: the host behind socat never answered"
 
 # shellcheck disable=SC2317  # called through guest_iperf
-exb() { ex b "$@"; }
+exb() { exec_in b "$@"; }
 guest_iperf guest-to-host "over bess and socat" exb "$ns" 198.18.8.1
 guest_iperf host-to-guest "over bess and socat" exb "$ns" 198.18.8.1 -R
-ex b ethtool -S vec0 >"$TEST_TMP/b.stats"
+exec_in b ethtool -S vec0 >"$TEST_TMP/b.stats"
 for k in tx_kicks rx_kicks; do
 	[ "$(xstat "$TEST_TMP/b.stats" $k)" -gt 0 ]
 	check_err $? "bess: ethtool -S $k did not move"
@@ -90,7 +90,7 @@ PY
 on_exit "$VECNET_SRC/scripts/uml-exec --stop $TEST_TMP/f"
 declare -A host=([u]=2 [s]=3 [f]=4)
 for g in u s f; do
-	ex "$g" sh -c "ip addr add 198.18.9.${host[$g]}/24 dev vec0 && ip link set vec0 up"
+	exec_in "$g" sh -c "ip addr add 198.18.9.${host[$g]}/24 dev vec0 && ip link set vec0 up"
 	check_err $? "guest $g did not boot or bring vec0 up"
 done
 reach s 198.18.9.2
@@ -99,7 +99,7 @@ reach f 198.18.9.2
 check_err $? "fd through vecswitch never reached the unixdgram guest"
 reach u 198.18.9.4
 check_err $? "the unixdgram guest never reached the fd guest"
-ex f sh -c 'ip link set vec0 down && ip link set vec0 up'
+exec_in f sh -c 'ip link set vec0 down && ip link set vec0 up'
 check_err $? "fd: down and up failed"
 reach f 198.18.9.2
 check_err $? "fd: no traffic after down and up (descriptor closed?)"

@@ -5,7 +5,7 @@
 # with W=1 without a single warning, and every shell script of the
 # project is clean for shellcheck -x.
 
-source "$(dirname "$(readlink -f "$0")")/vecnet_lib.sh"
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 
 tree=${VECNET_KTREE:-$(dirname "$(readlink -f "$VMLINUX")")}
 src=$VECNET_SRC/arch/um/drivers/vecnet

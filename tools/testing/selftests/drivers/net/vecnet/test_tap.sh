@@ -9,8 +9,8 @@
 # A frame longer than the guest's buffers (the host's MTU larger) must
 # be counted in rx_truncated and dropped, not passed up cut short.
 
-# shellcheck source-path=SCRIPTDIR source=vecnet_lib.sh
-source "$(dirname "$0")/vecnet_lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd iperf3 ethtool
 
 ns=$(netns_add tap)

@@ -16,7 +16,7 @@
 # a wrong GRE key and a wrong L2TPv3 session: nothing passes, and its
 # rx_encaps_errors count what it refused.  Then bad options.
 
-source "$(dirname "$(readlink -f "$0")")/vecnet_lib.sh"
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd iperf3 ethtool ping
 
 ns=$(netns_add tunnel)
@@ -26,7 +26,7 @@ ip -n "$ns" addr add 2001:db8:10::1/64 dev tt0 nodad
 ip -n "$ns" link set tt0 up
 
 # up GUEST DEV ADDR: address and bring up a device in a guest, MTU 1400
-up() { ex "$1" sh -c "ip link set $2 mtu 1400 && ip addr add $3/24 dev $2 && ip link set $2 up"; }
+up() { exec_in "$1" sh -c "ip link set $2 mtu 1400 && ip addr add $3/24 dev $2 && ip link set $2 up"; }
 
 l=198.18.10.1 r=198.18.10.2 l6=2001:db8:10::1 r6=2001:db8:10::2
 agent "$ns" tun k -a "vec0:transport=tap,ifname=tt0"
@@ -62,7 +62,7 @@ for d in gk0 lk1 lk2 gk3; do
 done
 EOS
 )
-ex k sh "$ks" >"$TEST_TMP/k-tunnels.log" 2>&1
+exec_in k sh "$ks" >"$TEST_TMP/k-tunnels.log" 2>&1
 check_err $? "the kernel's tunnels in guest k: $(tail -n 3 "$TEST_TMP/k-tunnels.log")"
 for i in 0 1 2 3 4; do
 	up a "vec$i" "198.18.$((20 + i)).1"
@@ -83,32 +83,32 @@ done
 # iperf3 from a to k over vec0 and vec1: the server runs in k
 for i in 0 1; do
 	for dir in "" -R; do
-		ex k sh -c 'iperf3 -s -1 -D' >/dev/null
+		exec_in k sh -c 'iperf3 -s -1 -D' >/dev/null
 		# shellcheck disable=SC2016  # expanded in the guest
-		ex a sh -c 'f=$(mktemp); for t in $(seq 1 30); do
+		exec_in a sh -c 'f=$(mktemp); for t in $(seq 1 30); do
 			iperf3 -c "$1" -t 5 -J $2 >"$f" && { cat "$f"; rm -f "$f"; exit 0; }
 			sleep 0.3; done; rm -f "$f"; exit 1' sh "198.18.$((20 + i)).2" "$dir" \
 			>"$TEST_TMP/iperf$i$dir.json"
 		check_err $? "${names[$i]}: iperf3 ${dir:-forward} failed"
 		bps=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"]))' \
 			"$TEST_TMP/iperf$i$dir.json" 2>/dev/null || echo 0)
-		way=a-to-k
-		[ -z "$dir" ] || way=k-to-a
+		way='a-to-k'
+		[ -z "$dir" ] || way='k-to-a'
 		echo "# iperf3 ${names[$i]} $way: $((bps / 1000000)) Mbit/s"
 		[ "$bps" -gt 0 ]
 		check_err $? "${names[$i]}: iperf3 ${dir:-forward} moved nothing"
 	done
 done
-ex a ethtool -S vec0 >"$TEST_TMP/a0.stats"
+exec_in a ethtool -S vec0 >"$TEST_TMP/a0.stats"
 [ "$(xstat "$TEST_TMP/a0.stats" rx_encaps_errors)" -eq 0 ]
 check_err $? "gre: guest a refused packets of a matching tunnel"
 
 # wrong key, wrong session: nothing passes, every refusal counted
-ex m sh -c 'ping -c 3 -W 1 198.18.20.2; ping -c 3 -W 1 198.18.21.2' >"$TEST_TMP/m.log" 2>&1
+exec_in m sh -c 'ping -c 3 -W 1 198.18.20.2; ping -c 3 -W 1 198.18.21.2' >"$TEST_TMP/m.log" 2>&1
 [ "$(grep -c ' 100% packet loss' "$TEST_TMP/m.log")" -eq 2 ]
 check_err $? "a mismatched key or session passed traffic: $(grep loss "$TEST_TMP/m.log")"
 for i in 0 1; do
-	ex m ethtool -S "vec$i" >"$TEST_TMP/m$i.stats"
+	exec_in m ethtool -S "vec$i" >"$TEST_TMP/m$i.stats"
 	[ "$(xstat "$TEST_TMP/m$i.stats" rx_encaps_errors)" -gt 0 ]
 	check_err $? "guest m vec$i: rx_encaps_errors did not count the refused packets"
 done

@@ -6,7 +6,7 @@
 # counters never changes, and no counter goes backwards across down/up.
 # The local socket exists only while the device is up.
 
-source "$(dirname "$(readlink -f "$0")")/vecnet_lib.sh"
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd ethtool python3
 
 ns=$(netns_add updown)

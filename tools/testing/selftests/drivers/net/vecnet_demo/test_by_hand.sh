@@ -8,7 +8,7 @@
 # switch, a bad address and a missing NAME, and the example unit file
 # passes systemd-analyze verify.
 
-source "$(dirname "$(readlink -f "$0")")/../../../um/lib.sh"
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd systemd-analyze
 [ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
 

@@ -6,8 +6,8 @@
 # with the learning switch (none) and with --hub (all of it).  The demo
 # checks each step itself and exits non-zero with a message on failure.
 
-# shellcheck source-path=SCRIPTDIR source=../../../um/lib.sh
-source "$(dirname "$0")/../../../um/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd iperf3 ethtool
 [ -x "$VECNET_BUILD/vecswitch" ] || { echo "SKIP: no $VECNET_BUILD/vecswitch"; exit "$ksft_skip"; }
 

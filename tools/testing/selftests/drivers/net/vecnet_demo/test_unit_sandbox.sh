@@ -11,7 +11,7 @@
 # other through the sandboxed switch, and the switch must keep the unix
 # socket diagnostics that RestrictAddressFamilies could take away.
 
-source "$(dirname "$(readlink -f "$0")")/../../../um/lib.sh"
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd unshare
 [ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Helpers of the install tests.  Sourced after um/lib.sh, never run.
+# Helpers of the install tests.  Sourced after ../lib.sh, never run.
 
 # shellcheck disable=SC2154  # RET, TEST_TMP and helpers from um/lib.sh
 

@@ -13,8 +13,8 @@
 # before afterwards.
 
 here=$(dirname "$(readlink -f "$0")")
-# shellcheck source-path=SCRIPTDIR source=../../../um/lib.sh
-source "$here/../../../um/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+source "$here/../lib.sh"
 # shellcheck source-path=SCRIPTDIR source=install_lib.sh
 source "$here/install_lib.sh"
 require_cmd dpkg-buildpackage dh lintian apt-get systemd-analyze nsenter unshare man

@@ -11,8 +11,8 @@
 # it while the source tree and build/ are hidden from them.
 
 here=$(dirname "$(readlink -f "$0")")
-# shellcheck source-path=SCRIPTDIR source=../../../um/lib.sh
-source "$here/../../../um/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+source "$here/../lib.sh"
 # shellcheck source-path=SCRIPTDIR source=install_lib.sh
 source "$here/install_lib.sh"
 require_cmd man rst2man systemd-analyze nsenter unshare

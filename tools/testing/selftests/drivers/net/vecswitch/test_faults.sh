@@ -23,11 +23,10 @@
 # bench's faults suite measures it properly, as medians against the same
 # load without the fault in the same run.
 
-source "$(dirname "$(readlink -f "$0")")/../../../um/lib.sh"
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd iperf3 python3
 [ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
 
-source "$(dirname "$(readlink -f "$0")")/guests.sh"
 # iperf3 JSON: "BPS MIN_INTERVAL_BPS"
 flow_of() {
 	python3 -c 'import json,sys
@@ -36,15 +35,6 @@ iv = [i["sum"]["bits_per_second"] for i in d["intervals"]]
 print(int(d["end"]["sum_received"]["bits_per_second"]), int(min(iv) if iv else 0))' \
 		"$1" 2>/dev/null || echo "0 0"
 }
-start_switch() {
-	ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" --dgram "$sock" \
-		--ctl "$TEST_TMP/ctl" 2>>"$TEST_TMP/switch.log" &
-	swpid=$!
-	wait_for 10 test -S "$TEST_TMP/ctl"
-}
-# the switch of the moment: the first, or the one restarted
-# shellcheck disable=SC2317  # run by the cleanup hooks
-stop_switch() { kill "$swpid" 2>/dev/null; }
 # pair_clean: neither a1's nor a2's port dropped or held back a frame
 pair_clean() {
 	local g c v
@@ -80,16 +70,15 @@ sock=$TEST_TMP/switch.sock
 guests=(a1 a2 v1 v2)
 declare -A ip=([a1]=198.18.8.1 [a2]=198.18.8.2 [v1]=198.18.8.3 [v2]=198.18.8.4)
 
-start_switch
+start_switch "$ns" --dgram "$sock" --ctl "$TEST_TMP/ctl"
 check_err $? "vecswitch did not start: $(tail -n 3 "$TEST_TMP/switch.log")"
-on_exit stop_switch
 for g in "${guests[@]}"; do
-	boot_guest "$g" "$ns" \
-		"transport=unixdgram,path=$sock,local=$TEST_TMP/$g.sock,depth=128"
+	agent "$ns" vsw "$g" -a \
+		vec0:"transport=unixdgram,path=$sock,local=$TEST_TMP/$g.sock,depth=128"
 done
 guests_up "faults around a working pair" "${guests[@]}"
 for g in a2 v2; do
-	reach "${g/2/1}" "$g"
+	reach_guest "${g/2/1}" "$g"
 	exec_in "$g" iperf3 -s -D >/dev/null
 done
 measure base 3
@@ -135,10 +124,10 @@ exec_in a1 ping -c 3 -W 2 "${ip[a2]}" >/dev/null
 check_err $? "a1 lost a2 after the switch's socket file was deleted"
 
 # 4. the switch killed and restarted at the same path
-kill -KILL "$swpid"
-wait "$swpid" 2>/dev/null
+kill -KILL "$SWITCH_PID"
+wait "$SWITCH_PID" 2>/dev/null
 rm -f -- "$TEST_TMP/ctl"
-start_switch
+start_switch "$ns" --dgram "$sock" --ctl "$TEST_TMP/ctl"
 check_err $? "vecswitch did not start again: $(tail -n 3 "$TEST_TMP/switch.log")"
 t0=$(date +%s%N)
 # each ping waits 0.2 s at most, so that the time says when the path
@@ -151,7 +140,7 @@ echo "# after the restart a1 reached a2 in $(( (t1 - t0) / 1000000 )) ms"
 check_err $? "the guests took $(( (t1 - t0) / 1000000 )) ms to find the restarted switch"
 measure restarted 3
 
-kill "$swpid" && wait "$swpid"
+kill "$SWITCH_PID" && wait "$SWITCH_PID"
 check_err $? "vecswitch did not exit cleanly"
 ! grep -q "runtime error\|ERROR: AddressSanitizer" "$TEST_TMP/switch.log"
 check_err $? "sanitizer report: $(grep -m3 "runtime error\|AddressSanitizer" "$TEST_TMP/switch.log")"

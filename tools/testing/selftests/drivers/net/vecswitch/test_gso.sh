@@ -10,7 +10,7 @@
 # uplink, whose MTU is smaller, are cut again to fit, as the kernel would.
 
 LIB_NO_GUEST=1
-source "$(dirname "$(readlink -f "$0")")/../../../um/lib.sh"
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd python3 ethtool
 [ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
 here=$(dirname "$(readlink -f "$0")")

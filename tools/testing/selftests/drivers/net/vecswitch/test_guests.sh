@@ -7,11 +7,10 @@
 # the frames addressed to a's or b's MAC: thousands in b, none at all in
 # the idle guests, whose rx counters move by a few broadcasts at most.
 
-source "$(dirname "$(readlink -f "$0")")/../../../um/lib.sh"
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd iperf3 python3
 [ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
 
-source "$(dirname "$(readlink -f "$0")")/guests.sh"
 
 ns=$(netns_add guests)
 sock=$TEST_TMP/switch.sock
@@ -29,10 +28,10 @@ wait_for 10 test -S "$CTL"
 check_err $? "vecswitch did not start: $(tail -n 3 "$TEST_TMP/switch.log")"
 
 for g in "${guests[@]}"; do
-	boot_guest "$g" "$ns" "transport=unixdgram,path=$sock,mac=${mac[$g]},depth=128"
+	agent "$ns" vsw "$g" -a vec0:"transport=unixdgram,path=$sock,mac=${mac[$g]},depth=128"
 done
 guests_up "four guests on vecswitch" "${guests[@]}"
-reach a b
+reach_guest a b
 exec_in b iperf3 -s -1 -D >/dev/null
 check_err $? "no iperf3 server in b"
 

@@ -5,7 +5,7 @@
 # directly or around a loop, into a file that calls it
 # (scripts/vecswitch-deps.py, whose graph vecswitch.rst shows).
 
-source "$(dirname "$(readlink -f "$0")")/../../../um/lib.sh"
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd python3
 
 out=$(python3 "$VECNET_SRC/scripts/vecswitch-deps.py" --check \

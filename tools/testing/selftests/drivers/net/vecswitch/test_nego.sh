@@ -14,25 +14,16 @@
 #  3. It restarts as --hub again: p and r close their channels, fall back
 #     to plain frames and still talk; q loses its carrier again.
 
-source "$(dirname "$(readlink -f "$0")")/../../../um/lib.sh"
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd python3 ethtool
 [ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
 
-source "$(dirname "$(readlink -f "$0")")/guests.sh"
 
 ns=$(netns_add nego)
 sock=$TEST_TMP/switch.sock
 declare -A ip=([p]=198.18.12.1 [r]=198.18.12.2 [q]=198.18.12.3)
 declare -A extra=([p]="" [r]="" [q]=",vnet=1")
 
-start_switch() {
-	ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" --dgram "$sock" \
-		--ctl "$TEST_TMP/ctl" "$@" 2>>"$TEST_TMP/switch.log" &
-	swpid=$!
-	wait_for 10 test -S "$TEST_TMP/ctl"
-}
-# shellcheck disable=SC2317  # run by the cleanup hooks
-stop_switch() { kill "$swpid" 2>/dev/null && wait "$swpid"; }
 # shellcheck disable=SC2317  # run by wait_for
 carrier_is() { [ "$(exec_in "$1" cat /sys/class/net/vec0/carrier)" = "$2" ]; }
 # shellcheck disable=SC2317  # run by wait_for
@@ -43,15 +34,14 @@ print(" ".join(sorted(p["type"] for p in json.load(sys.stdin)["ports"])))'
 }
 
 # 1. a hub
-start_switch --hub
+start_switch "$ns" --dgram "$sock" --ctl "$TEST_TMP/ctl" --hub
 check_err $? "vecswitch did not start: $(tail -n 3 "$TEST_TMP/switch.log")"
-on_exit stop_switch
 for g in p r q; do
-	boot_guest "$g" "$ns" \
-		"transport=unixdgram,path=$sock,local=$TEST_TMP/$g.sock${extra[$g]}"
+	agent "$ns" vsw "$g" -a \
+		vec0:"transport=unixdgram,path=$sock,local=$TEST_TMP/$g.sock${extra[$g]}"
 done
 guests_up "headers negotiated as the switch changes" p r q
-reach p r
+reach_guest p r
 wait_for 10 console_has q "the peer does not negotiate virtio-net headers, which vnet=1 requires: carrier off"
 check_err $? "q (vnet=1) did not say that the hub does not negotiate"
 carrier_is q 0
@@ -63,7 +53,7 @@ check_err $? "the hub's ports are '$(port_types)'"
 
 # 2. a learning switch in its place
 stop_switch
-start_switch
+start_switch "$ns" --dgram "$sock" --ctl "$TEST_TMP/ctl"
 check_err $? "vecswitch did not restart: $(tail -n 3 "$TEST_TMP/switch.log")"
 wait_for 15 types_are "vnet vnet vnet"
 check_err $? "the switch's ports are '$(port_types)', not three vnet"
@@ -71,8 +61,8 @@ wait_for 15 carrier_is q 1
 check_err $? "q (vnet=1) has no carrier with a switch that negotiates"
 console_has q "virtio-net headers agreed with the peer"
 check_err $? "q did not say the headers were agreed"
-reach q p
-reach p r
+reach_guest q p
+reach_guest p r
 exec_in r sh -c "iperf3 -s -1 -D" >/dev/null
 exec_in p iperf3 -c "${ip[r]}" -t 2 >/dev/null
 check_err $? "iperf3 p -> r failed"
@@ -82,11 +72,11 @@ check_err $? "r read only ${chan:-0} frames of p's flow from a channel"
 
 # 3. a hub again
 stop_switch
-start_switch --hub
+start_switch "$ns" --dgram "$sock" --ctl "$TEST_TMP/ctl" --hub
 check_err $? "vecswitch did not restart as a hub: $(tail -n 3 "$TEST_TMP/switch.log")"
 wait_for 15 types_are "dgram dgram dgram"
 check_err $? "the hub's ports are '$(port_types)'"
-reach p r
+reach_guest p r
 for g in p r; do
 	closed=$(exec_in "$g" ethtool -S vec0 | awk '$1 == "chan_closed:" { print $2 }')
 	[ "${closed:-0}" -ge 1 ]

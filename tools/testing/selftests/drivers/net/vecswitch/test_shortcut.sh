@@ -12,26 +12,14 @@
 # forced on it, takes only the pinned address's frames from a channel,
 # and closes the channel on UNCHAN.
 
-source "$(dirname "$(readlink -f "$0")")/../../../um/lib.sh"
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd iperf3 python3
 [ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
 
-source "$(dirname "$(readlink -f "$0")")/guests.sh"
 here=$(dirname "$(readlink -f "$0")")
-sw_stat() {
-	ctl stats --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["switch"][sys.argv[1]])' "$1"
-}
-# xstat GUEST COUNTER: a counter of the guest's ethtool -S vec0
-xstat() {
-	exec_in "$1" ethtool -S vec0 | awk -v k="$2:" '$1 == k { print $2 }'
-}
 # xstat_ge GUEST COUNTER N: the counter reached N (for wait_for)
 # shellcheck disable=SC2317  # run by wait_for
-xstat_ge() { [ "$(xstat "$1" "$2")" -ge "$3" ]; }
-iperf_mbps() {
-	python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e6))' \
-		"$1" 2>/dev/null || echo 0
-}
+xstat_ge() { [ "$(guest_xstat "$1" "$2")" -ge "$3" ]; }
 
 ns=$(netns_add shortcut)
 declare -A mac=([a]=02:76:65:00:d0:01 [b]=02:76:65:00:d0:02 [c]=02:76:65:00:d0:03
@@ -39,20 +27,16 @@ declare -A mac=([a]=02:76:65:00:d0:01 [b]=02:76:65:00:d0:02 [c]=02:76:65:00:d0:0
 declare -A ip=([a]=198.18.7.1 [b]=198.18.7.2 [c]=198.18.7.3 [d]=198.18.7.4 [e]=198.18.7.5)
 declare -A extra=([a]="" [b]="" [c]=",shortcut=0" [d]="")
 
-ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" \
-	--dgram "$TEST_TMP/dgram.sock" --ctl "$TEST_TMP/ctl" 2>"$TEST_TMP/switch.log" &
-swpid=$!
-on_exit "kill $swpid 2>/dev/null"
-wait_for 10 test -S "$TEST_TMP/ctl"
+start_switch "$ns" --dgram "$TEST_TMP/dgram.sock" --ctl "$TEST_TMP/ctl"
 check_err $? "vecswitch did not start: $(tail -n 3 "$TEST_TMP/switch.log")"
 
 opts() { echo "transport=unixdgram,path=$TEST_TMP/dgram.sock,local=$TEST_TMP/$1.sock,mac=${mac[$1]},depth=128${extra[$1]}"; }
 for g in a b c; do
-	boot_guest "$g" "$ns" "$(opts "$g")"
+	agent "$ns" vsw "$g" -a vec0:"$(opts "$g")"
 done
 guests_up "shortcut channels" a b c
 for g in b c; do
-	reach a "$g"
+	reach_guest a "$g"
 	exec_in "$g" iperf3 -s -D >/dev/null
 	check_err $? "no iperf3 server in $g"
 done
@@ -62,8 +46,8 @@ f0=$(port_stat a rx_frames)
 exec_in a iperf3 -c "${ip[b]}" -t 3 -J >"$TEST_TMP/ab.json"
 check_err $? "iperf3 a -> b failed"
 frames=$(( $(port_stat a rx_frames) - f0 ))
-tx=$(xstat a tx_chan_frames)
-rx=$(xstat b rx_chan_frames)
+tx=$(guest_xstat a tx_chan_frames)
+rx=$(guest_xstat b rx_chan_frames)
 echo "# a -> b: $(iperf_mbps "$TEST_TMP/ab.json") Mbit/s; a sent $tx frames into its channel, b read $rx from its own; the switch got $frames from a"
 [ "$(sw_stat chan_opened)" -ge 1 ]
 check_err $? "the switch opened no channel"
@@ -71,31 +55,31 @@ check_err $? "the switch opened no channel"
 check_err $? "the flow did not take the channel (a sent $tx, b read $rx)"
 [ "$frames" -lt 100 ]
 check_err $? "the switch still forwarded $frames frames of a's flow"
-[ "$(xstat b rx_chan_bad)" = 0 ]
-check_err $? "b refused $(xstat b rx_chan_bad) frames of a's channel"
+[ "$(guest_xstat b rx_chan_bad)" = 0 ]
+check_err $? "b refused $(guest_xstat b rx_chan_bad) frames of a's channel"
 
 # a -> c: c takes no channels, the switch forwards
 exec_in a iperf3 -c "${ip[c]}" -t 2 -J >"$TEST_TMP/ac.json"
 check_err $? "iperf3 a -> c failed"
 echo "# a -> c (shortcut=0): $(iperf_mbps "$TEST_TMP/ac.json") Mbit/s"
-[ "$(iperf_mbps "$TEST_TMP/ac.json")" -gt 0 ] && [ "$(xstat c chan_opened)" = 0 ] &&
-	[ "$(xstat c rx_chan_frames)" = 0 ]
+[ "$(iperf_mbps "$TEST_TMP/ac.json")" -gt 0 ] && [ "$(guest_xstat c chan_opened)" = 0 ] &&
+	[ "$(guest_xstat c rx_chan_frames)" = 0 ]
 check_err $? "c (shortcut=0) moved nothing or got a channel"
 
 # b's end closes: a falls back to the switch, and a new channel comes
 exec_in b sh -c "ip link set vec0 down && ip link set vec0 up"
 check_err $? "b could not bring vec0 down and up"
-reach a b
+reach_guest a b
 exec_in a ping -c 20 -i 0.1 "${ip[b]}" >/dev/null
 check_err $? "a lost pings to b once b's end of the channel closed"
 wait_for 10 xstat_ge a chan_opened 2
-check_err $? "no second channel for a after b came back ($(xstat a chan_opened) opened)"
+check_err $? "no second channel for a after b came back ($(guest_xstat a chan_opened) opened)"
 wait_for 10 xstat_ge a chan_closed 1
 check_err $? "a did not close the channel whose other end went"
 
 # d takes b's MAC: the switch withdraws the channels for it
 revoked=$(sw_stat chan_revoked)
-boot_guest d "$ns" "$(opts d)"
+agent "$ns" vsw d -a vec0:"$(opts d)"
 guests_up "shortcut channels" d
 # shellcheck disable=SC2317  # run by wait_for
 revoked_more() { [ "$(sw_stat chan_revoked)" -gt "$revoked" ]; }
@@ -106,13 +90,13 @@ wait_for 10 xstat_ge a chan_closed 2
 check_err $? "a kept its channel to b's MAC after it moved"
 
 ctl stats | sed 's/^/#   /'
-kill "$swpid" && wait "$swpid"
+stop_switch
 check_err $? "vecswitch did not exit cleanly"
 ! grep -q "runtime error\|ERROR: AddressSanitizer" "$TEST_TMP/switch.log"
 check_err $? "sanitizer report: $(grep -m3 "runtime error\|AddressSanitizer" "$TEST_TMP/switch.log")"
 
 # A hostile switch
-boot_guest e "$ns" "transport=unixdgram,path=$TEST_TMP/fake.sock,local=$TEST_TMP/e.sock,mac=${mac[e]}"
+agent "$ns" vsw e -a vec0:"transport=unixdgram,path=$TEST_TMP/fake.sock,local=$TEST_TMP/e.sock,mac=${mac[e]}"
 python3 "$here/chan_peer.py" "$TEST_TMP/fake.sock" "$VECNET_SRC/scripts/uml-exec" \
 	"$TEST_TMP/e" "${mac[e]}" "${ip[e]}" >"$TEST_TMP/peer.log" 2>&1 &
 peer=$!

@@ -11,35 +11,22 @@
 # (gso_frames) and c -> a must arrive through the zero header. With TSO
 # turned off in a (ethtool -K), a sends no super-frames at all.
 
-source "$(dirname "$(readlink -f "$0")")/../../../um/lib.sh"
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd iperf3 python3
 [ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
 
-source "$(dirname "$(readlink -f "$0")")/guests.sh"
-sw_stat() {
-	ctl stats --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["switch"][sys.argv[1]])' "$1"
-}
-iperf_mbps() {
-	python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e6))' \
-		"$1" 2>/dev/null || echo 0
-}
 
 ns=$(netns_add vnet)
 declare -A mac=([a]=02:76:65:00:c0:01 [b]=02:76:65:00:c0:02 [c]=02:76:65:00:c0:03)
 declare -A ip=([a]=198.18.6.1 [b]=198.18.6.2 [c]=198.18.6.3)
 declare -A extra=([a]="" [b]="" [c]=",vnet=0")
 
-ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" \
-	--dgram "$TEST_TMP/dgram.sock" --ctl "$TEST_TMP/ctl" --no-shortcut \
-	2>"$TEST_TMP/switch.log" &
-swpid=$!
-on_exit "kill $swpid 2>/dev/null"
-wait_for 10 test -S "$TEST_TMP/ctl"
+start_switch "$ns" --dgram "$TEST_TMP/dgram.sock" --ctl "$TEST_TMP/ctl" --no-shortcut
 check_err $? "vecswitch did not start: $(tail -n 3 "$TEST_TMP/switch.log")"
 
 for g in a b c; do
-	boot_guest "$g" "$ns" \
-		"transport=unixdgram,path=$TEST_TMP/dgram.sock,local=$TEST_TMP/$g.sock,mac=${mac[$g]},depth=128${extra[$g]}"
+	agent "$ns" vsw "$g" -a \
+		vec0:"transport=unixdgram,path=$TEST_TMP/dgram.sock,local=$TEST_TMP/$g.sock,mac=${mac[$g]},depth=128${extra[$g]}"
 done
 guests_up "GSO across vecswitch" a b c
 
@@ -60,7 +47,7 @@ wait_for 10 types_ok
 check_err $? "ports a, b, c are '$(port_type a)', '$(port_type b)', '$(port_type c)', not vnet, vnet, dgram"
 
 for g in b c; do
-	reach a "$g"
+	reach_guest a "$g"
 done
 for g in a b c; do
 	exec_in "$g" iperf3 -s -D >/dev/null
@@ -126,7 +113,7 @@ echo "# a -> b with TSO off: $(iperf_mbps "$TEST_TMP/ab2.json") Mbit/s, $gso sup
 check_err $? "a sent $gso super-frames with TSO off"
 
 ctl stats | sed 's/^/#   /'
-kill "$swpid" && wait "$swpid"
+stop_switch
 check_err $? "vecswitch did not exit cleanly"
 ! grep -q "runtime error\|ERROR: AddressSanitizer" "$TEST_TMP/switch.log"
 check_err $? "sanitizer report: $(grep -m3 "runtime error\|AddressSanitizer" "$TEST_TMP/switch.log")"

@@ -12,14 +12,13 @@
 # Then host B's switch stops: only B's guests lose the segment, a1 still
 # reaches a2.
 
-source "$(dirname "$(readlink -f "$0")")/../../../um/lib.sh"
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd iperf3 python3
 [ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
 ip link add "vxchk$$" type vxlan id 1 dstport 4789 2>/dev/null ||
 	{ echo "SKIP: no VXLAN in the host kernel"; exit "$ksft_skip"; }
 ip link del "vxchk$$"
 
-source "$(dirname "$(readlink -f "$0")")/guests.sh"
 declare -A mac=([a1]=02:76:65:00:d0:01 [a2]=02:76:65:00:d0:02
 		[b1]=02:76:65:00:d0:03 [b2]=02:76:65:00:d0:04)
 declare -A ip=([a1]=198.18.21.1 [a2]=198.18.21.2 [b1]=198.18.21.3 [b2]=198.18.21.4)
@@ -60,12 +59,12 @@ for g in a1 a2 b1 b2; do
 	# a2 keeps the default MTU, too large for the path (see below)
 	opt=",mtu=$mtu"
 	[ "$g" = a2 ] && opt=
-	boot_guest "$g" "${nsof[$h]}" \
-		"transport=unixdgram,path=$TEST_TMP/sw$h.sock,mac=${mac[$g]}$opt"
+	agent "${nsof[$h]}" vsw "$g" -a \
+		vec0:"transport=unixdgram,path=$TEST_TMP/sw$h.sock,mac=${mac[$g]}$opt"
 done
 guests_up "guests on two hosts over VXLAN" a1 a2 b1 b2
 for g in a2 b1 b2; do
-	reach a1 "$g"
+	reach_guest a1 "$g"
 done
 exec_in b1 iperf3 -s -D >/dev/null
 

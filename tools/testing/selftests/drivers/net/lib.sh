@@ -1,0 +1,295 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# What the net tests beside this file share: the switch, guests booted in
+# agent mode and the commands run in them, reachability, iperf3 results
+# and the switch's counters.  Sourced, never run: each test sources
+# ../lib.sh, which brings the generic guest harness (um/lib.sh: RET,
+# check_err, log_test, netns_add, on_exit, wait_for, guest and the clean-up
+# on exit) with it.  That harness is found through VECNET_SRC, which make
+# check exports, so that no test climbs the tree to reach it.
+#
+# A guest G lives in $TEST_TMP/G.  The switch is $VECSWITCH, its standard
+# error goes to $TEST_TMP/switch.log; ctl talks to it at $CTL (default
+# $TEST_TMP/ctl).
+
+if [ -z "${VECNET_SRC:-}" ]; then
+	echo "SKIP: VECNET_SRC and VECNET_BUILD are not set (run through 'make check')"
+	exit 4
+fi
+# shellcheck source-path=SCRIPTDIR/../.. source-path=SCRIPTDIR/../../.. source=um/lib.sh
+source "$VECNET_SRC/tools/testing/selftests/um/lib.sh"
+
+NET_LIB_DIR=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
+# the driver's tests keep their helper programs beside them
+VECNET_TEST_DIR=$NET_LIB_DIR/vecnet
+
+declare -A GUEST_PID
+
+# --- guests -----------------------------------------------------------------
+
+# guest_bg NAME TIMEOUT [uml-run options] -- CMD...: boot a guest in the
+# background; guest_wait NAME returns its status
+guest_bg() {
+	guest "$@" &
+	GUEST_PID[$1]=$!
+	on_exit "kill ${GUEST_PID[$1]} 2>/dev/null"
+}
+
+guest_wait() {
+	wait "${GUEST_PID[$1]}"
+}
+
+# guest_out NAME FILE: a file the guest left in its output directory
+guest_out() {
+	echo "$TEST_TMP/$1/$2"
+}
+
+# no_crash NAME: the guest's kernel reported nothing bad
+no_crash() {
+	! grep -E "Kernel panic|BUG:|Oops|WARNING:|Segmentation fault" \
+		"$TEST_TMP/$1/console.log"
+}
+
+# guest_script NAME < SCRIPT: store a guest-side shell script and print
+# its path (uml-run's init is dash, which cannot take multi-line
+# commands quoted by bash)
+guest_script() {
+	{
+		printf '. %q\n' "$VECNET_TEST_DIR/guest_lib.sh"
+		cat
+	} >"$TEST_TMP/$1.sh"
+	echo "$TEST_TMP/$1.sh"
+}
+
+# agent NS PREFIX NAME [uml-run options]: boot guest NAME in namespace NS
+# in agent mode (output in $TEST_TMP/NAME), stopped when the test ends;
+# exec_in NAME CMD... runs a command in it
+agent() {
+	local ns=$1 prefix=$2 g=$3
+
+	shift 3
+	"$UML_RUN" -k "$VMLINUX" -n "$ns" -N "$prefix-$g-$$" -t 400 -q -o "$TEST_TMP/$g" "$@" --agent &
+	on_exit "$VECNET_SRC/scripts/uml-exec --stop $TEST_TMP/$g"
+}
+
+exec_in() {
+	local g=$1
+
+	shift
+	"$VECNET_SRC/scripts/uml-exec" -t 120 "$TEST_TMP/$g" -- "$@"
+}
+
+# shellcheck disable=SC2154  # ip and mac are the sourcing test's
+# guests_up NAME GUEST...: vec0 up with ${ip[GUEST]} in each; a guest that
+# did not boot ends the test NAME
+guests_up() {
+	local name=$1 g
+
+	shift
+	for g in "$@"; do
+		exec_in "$g" sh -c "ip addr add ${ip[$g]}/24 dev vec0 && ip link set vec0 up"
+		check_err $? "guest $g did not boot or bring vec0 up"
+	done
+	[ "$RET" -eq 0 ] || { log_test "$name"; exit "$RET"; }
+}
+
+# --- reachability -----------------------------------------------------------
+
+# reach NAME ADDR [TRIES]: guest NAME pings ADDR until an answer comes,
+# one try a second, TRIES (15) at most
+reach() {
+	# shellcheck disable=SC2016  # expanded in the guest
+	exec_in "$1" sh -c 'for i in $(seq 1 "$2"); do ping -c 1 -W 1 "$1" >/dev/null && exit 0; done; exit 1' \
+		sh "$2" "${3:-15}"
+}
+
+# reach_guest FROM TO: FROM reaches ${ip[TO]} within 30 tries; a failure
+# is recorded
+reach_guest() {
+	reach "$1" "${ip[$2]}" 30
+	check_err $? "$1 never reached $2"
+}
+
+# --- the switch -------------------------------------------------------------
+
+# start_switch NS ARGS...: $VECSWITCH with ARGS in namespace NS, in the
+# background, stopped when the test ends; its pid goes to SWITCH_PID.
+# True once its control socket (--ctl), or when it has none the first
+# socket it was told to make, is there, within 10 s.  Call it directly,
+# not as $(start_switch ...): SWITCH_PID would stay in the subshell.
+start_switch() {
+	local ns=$1 a prev='' ctl='' first=''
+
+	shift
+	for a; do
+		case $prev in
+		--ctl) ctl=$a ;;
+		--dgram | --stream | --seqpacket | --vnet) first=${first:-$a} ;;
+		esac
+		prev=$a
+	done
+	# (no LD_PRELOAD: the kselftest runner's stdbuf upsets the ASan build)
+	ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" "$@" 2>>"$TEST_TMP/switch.log" &
+	SWITCH_PID=$!
+	on_exit "kill $SWITCH_PID 2>/dev/null"
+	wait_for 10 test -S "${ctl:-$first}"
+}
+
+# stop_switch: the switch start_switch started last, killed and reaped
+# shellcheck disable=SC2317  # run by the cleanup hooks too
+stop_switch() {
+	kill "$SWITCH_PID" 2>/dev/null && wait "$SWITCH_PID"
+}
+
+ctl() { env -u LD_PRELOAD "$VECSWITCH" ctl --ctl "${CTL:-$TEST_TMP/ctl}" "$@"; }
+
+# sw_stat COUNTER: a counter of the whole switch (ctl stats)
+sw_stat() {
+	ctl stats --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["switch"][sys.argv[1]])' "$1"
+}
+
+# port_stat GUEST COUNTER: that counter of the port named after the guest's
+# socket, or "gone" when the switch has no such port
+port_stat() {
+	ctl stats --json | python3 -c 'import json,sys
+s = json.load(sys.stdin)
+m = [p[sys.argv[2]] for p in s["ports"] if p["name"] == sys.argv[1]]
+print(sum(m) if m else "gone")' "$TEST_TMP/$1.sock" "$2"
+}
+
+# --- counters and results ---------------------------------------------------
+
+# xstat FILE NAME: one counter from a saved "ethtool -S" listing
+xstat() {
+	awk -v n="$2:" '$1 == n { print $2; f = 1 } END { if (!f) print -1 }' "$1"
+}
+
+# guest_xstat GUEST COUNTER: a counter of the guest's ethtool -S vec0 now
+guest_xstat() {
+	exec_in "$1" ethtool -S vec0 | awk -v k="$2:" '$1 == k { print $2 }'
+}
+
+# link_stat FILE FIELD: rx_packets, tx_dropped, ... from "ip -s -j link"
+link_stat() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))[0]["stats64"]
+k = sys.argv[2]
+print(d["rx" if k.startswith("rx") else "tx"][k[3:]])' "$1" "$2" 2>/dev/null ||
+		echo -1
+}
+
+# no_drops NAME: the guest's tx_dropped and rx_dropped did not move
+# between its before.link and after.link snapshots.  Frames the stack
+# drops while the carrier waits for the peer are outside that window.
+no_drops() {
+	local f v
+
+	for f in tx_dropped rx_dropped; do
+		v=$(( $(link_stat "$(guest_out "$1" after.link)" $f) -
+		      $(link_stat "$(guest_out "$1" before.link)" $f) ))
+		[ "$v" -eq 0 ] || { echo "$1: $f moved by $v"; return 1; }
+	done
+}
+
+# iperf_bps JSON: the bits per second an iperf3 -J run received (0 when
+# it left no result); iperf_mbps JSON: the same in Mbit/s
+iperf_bps() {
+	python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"]))' \
+		"$1" 2>/dev/null || echo 0
+}
+
+iperf_mbps() {
+	echo $(($(iperf_bps "$1") / 1000000))
+}
+
+# guest_iperf NAME TEXT EXEC NS ADDR [-R]: 5 s of iperf3 from a guest
+# (commands run through the function EXEC) to a server on ADDR in
+# namespace NS, or back with -R.  The guest retries while the path comes
+# up.  Prints "iperf3 NAME TEXT: N Mbit/s"; fails the test when iperf3
+# fails or moves nothing.
+guest_iperf() {
+	local name=$1 text=$2 exec=$3 ns=$4 addr=$5 bps server
+
+	shift 5
+	ip netns exec "$ns" timeout 60 iperf3 -s -1 -B "$addr" >/dev/null 2>&1 &
+	server=$!
+	# shellcheck disable=SC2016  # expanded in the guest
+	"$exec" sh -c 'a=$1; shift; f=$(mktemp); for i in $(seq 1 50); do
+		iperf3 -c "$a" -t 5 -J "$@" >"$f" && { cat "$f"; rm -f "$f"; exit 0; }
+		sleep 0.2; done; rm -f "$f"; exit 1' sh "$addr" "$@" >"$TEST_TMP/$name.json"
+	check_err $? "iperf3 $name failed"
+	wait "$server"
+	bps=$(iperf_bps "$TEST_TMP/$name.json")
+	echo "# iperf3 $name $text: $((bps / 1000000)) Mbit/s"
+	[ "$bps" -gt 0 ]
+	check_err $? "iperf3 $name moved nothing"
+}
+
+# --- frames on packet sockets and the datagram peer -------------------------
+
+# flow_counted FROM TO COUNTERS...: frame counters on a packet socket in
+# each guest of COUNTERS (TO among them) count the frames addressed to
+# FROM's or TO's MAC (${mac[G]}) while FROM pings TO and runs a 5 s iperf3
+# to it (TO's server must be running). TO must count the flow; what the
+# others count is left in $TEST_TMP/G.count for flow_seen.
+# shellcheck disable=SC2154  # ip and mac are the sourcing test's
+flow_counted() {
+	local from=$1 to=$2 g p bps sniffers=()
+
+	shift 2
+	for g in "$@"; do
+		exec_in "$g" env FRAME_COUNT_READY="$TEST_TMP/$g/ready" \
+			python3 "$FRAMES" count vec0 30 "${mac[$from]}" "${mac[$to]}" \
+			>"$TEST_TMP/$g.count" &
+		sniffers+=($!)
+	done
+	for g in "$@"; do
+		wait_for 30 test -e "$TEST_TMP/$g/ready"
+		check_err $? "the frame counter in $g did not start"
+	done
+	exec_in "$from" ping -c 5 -i 0.2 "${ip[$to]}" >"$TEST_TMP/ping.log"
+	check_err $? "ping $from -> $to lost packets: $(tail -n 2 "$TEST_TMP/ping.log")"
+	exec_in "$from" iperf3 -c "${ip[$to]}" -t 5 -J >"$TEST_TMP/iperf.json"
+	check_err $? "iperf3 $from -> $to failed"
+	for p in "${sniffers[@]}"; do
+		wait "$p"
+	done
+	bps=$(iperf_bps "$TEST_TMP/iperf.json")
+	echo "# iperf3 $from -> $to: $((bps / 1000000)) Mbit/s"
+	[ "$bps" -gt 0 ]
+	check_err $? "iperf3 $from -> $to moved nothing"
+	p=$(flow_seen "$to" "$to")
+	echo "# $to received $p frames addressed to it"
+	[ "$p" -gt 1000 ]
+	check_err $? "the frame counter in $to saw only $p frames of the flow"
+}
+
+# flow_seen GUEST MAC_OF...: frames GUEST counted addressed to those guests
+flow_seen() {
+	local g=$1 m n=0 k
+
+	shift
+	for k in "$@"; do
+		m=$(awk -v k="${mac[$k]}" '$1 == k { print $2 }' "$TEST_TMP/$g.count")
+		n=$((n + ${m:-0}))
+	done
+	echo "$n"
+}
+
+# peer_start NAME NS ARGS...: the host-side datagram peer (dgram_peer.py)
+# in namespace NS, where its receive queue limit is taken from
+peer_start() {
+	local name=$1 ns=$2
+
+	shift 2
+	ip netns exec "$ns" python3 "$VECNET_TEST_DIR/dgram_peer.py" --out "$TEST_TMP/$name.count" "$@" \
+		>"$TEST_TMP/$name.log" 2>&1 &
+	on_exit "kill $! 2>/dev/null"
+	wait_for 10 test -s "$TEST_TMP/$name.count"
+}
+
+# peer_count NAME KEY: frames, ipv4, icmp or udp received by the peer
+peer_count() {
+	awk -v k="$2" '$1 == k { print $2 }' "$TEST_TMP/$1.count"
+}
