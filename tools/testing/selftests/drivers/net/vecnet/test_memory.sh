@@ -48,8 +48,7 @@ counter() {
 # iperf_to DEV SECONDS: a -> b over DEV, prints Mbit/s (0: nothing moved)
 iperf_to() {
 	exec_in a iperf3 -c "${net[$1]}.2" -t "$2" -J >"$TEST_TMP/iperf-$1.json" 2>/dev/null
-	python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e6))' \
-		"$TEST_TMP/iperf-$1.json" 2>/dev/null || echo 0
+	iperf_mbps "$TEST_TMP/iperf-$1.json"
 }
 
 for dev in vec0 vec1; do

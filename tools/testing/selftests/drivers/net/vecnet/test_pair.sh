@@ -57,8 +57,7 @@ check_err $? "guest B failed: $(tail -n 3 "$(guest_out b output.log)" 2>/dev/nul
 grep -q ' 0% packet loss' "$(guest_out a ping.log)"
 check_err $? "ping lost packets: $(grep loss "$(guest_out a ping.log)")"
 
-bps=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"]))' \
-	"$(guest_out a tx.json)" 2>/dev/null || echo 0)
+bps=$(iperf_bps "$(guest_out a tx.json)")
 echo "# iperf3 A->B over unixdgram: $((bps / 1000000)) Mbit/s in $secs s"
 [ "$bps" -gt 0 ]
 check_err $? "iperf3 moved nothing"

@@ -76,8 +76,7 @@ check_err $? "TCP b->a (four flows) failed"
 wait "$ab"
 check_err $? "TCP a->b (four flows) with ethtool -S/-C beside it failed"
 for g in a b; do
-	bps=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"]))' \
-		"$TEST_TMP/$g/tx.json" 2>/dev/null || echo 0)
+	bps=$(iperf_bps "$TEST_TMP/$g/tx.json")
 	echo "# TCP from $g, 4 flows, both ways at once: $((bps / 1000000)) Mbit/s"
 	[ "$bps" -gt 0 ]
 	check_err $? "TCP from $g moved nothing"

@@ -99,8 +99,7 @@ for gro in 1 0; do
 		  $(link_stat "$(guest_out "$name" before.link)" rx_bytes) ))
 	avg=$((bytes / (pkts > 0 ? pkts : 1)))
 	for d in tx rx; do
-		bps=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"]))' \
-			"$(guest_out "$name" $d.json)" 2>/dev/null || echo 0)
+		bps=$(iperf_bps "$(guest_out "$name" $d.json)")
 		echo "# gro=$gro $d: $((bps / 1000000)) Mbit/s"
 		[ "$bps" -gt 10000000 ]; check_err $? "gro=$gro: $d under 10 Mbit/s"
 	done

@@ -90,8 +90,7 @@ for i in 0 1; do
 			sleep 0.3; done; rm -f "$f"; exit 1' sh "198.18.$((20 + i)).2" "$dir" \
 			>"$TEST_TMP/iperf$i$dir.json"
 		check_err $? "${names[$i]}: iperf3 ${dir:-forward} failed"
-		bps=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"]))' \
-			"$TEST_TMP/iperf$i$dir.json" 2>/dev/null || echo 0)
+		bps=$(iperf_bps "$TEST_TMP/iperf$i$dir.json")
 		way='a-to-k'
 		[ -z "$dir" ] || way='k-to-a'
 		echo "# iperf3 ${names[$i]} $way: $((bps / 1000000)) Mbit/s"

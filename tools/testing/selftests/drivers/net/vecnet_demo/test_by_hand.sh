@@ -15,9 +15,7 @@ require_cmd systemd-analyze
 helper=$VECNET_SRC/scripts/vecnet-guest
 ns=$(netns_add byhand)
 sock=$TEST_TMP/sw.sock
-ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" --dgram "$sock" 2>"$TEST_TMP/switch.log" &
-on_exit "kill $! 2>/dev/null"
-wait_for 10 test -S "$sock"
+start_switch "$ns" --dgram "$sock"
 check_err $? "vecswitch did not start: $(tail -n 3 "$TEST_TMP/switch.log")"
 
 "$UML_RUN" -k "$VMLINUX" -n "$ns" -N "byhand-b-$$" -t 300 -q -o "$TEST_TMP/b" \

@@ -20,11 +20,7 @@ declare -A mac=([a]=02:76:65:00:b0:01 [b]=02:76:65:00:b0:02
 		[i1]=02:76:65:00:b0:03 [i2]=02:76:65:00:b0:04)
 declare -A ip=([a]=198.18.5.1 [b]=198.18.5.2 [i1]=198.18.5.3 [i2]=198.18.5.4)
 
-# (no LD_PRELOAD: the kselftest runner's stdbuf upsets the ASan build)
-ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" --dgram "$sock" --ctl "$CTL" \
-	2>"$TEST_TMP/switch.log" &
-on_exit "kill $! 2>/dev/null"
-wait_for 10 test -S "$CTL"
+start_switch "$ns" --dgram "$sock" --ctl "$CTL"
 check_err $? "vecswitch did not start: $(tail -n 3 "$TEST_TMP/switch.log")"
 
 for g in "${guests[@]}"; do
