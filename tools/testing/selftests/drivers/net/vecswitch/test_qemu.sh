@@ -57,8 +57,8 @@ cleanup() {
 	fi
 }
 
-# wait_for SECONDS FILE PATTERN: true once PATTERN shows up in FILE
-wait_for() {
+# wait_log SECONDS FILE PATTERN: true once PATTERN shows up in FILE
+wait_log() {
 	local deadline=$((SECONDS + $1))
 
 	while [ "$SECONDS" -lt "$deadline" ]; do
@@ -102,10 +102,10 @@ esac
 env -u LD_PRELOAD "$VECSWITCH" --dgram "$dir/sw-dgram.sock" --stream "$dir/sw-stream.sock" \
 	--ctl "$dir/sw-ctl.sock" -v 2> "$dir/switch.log" &
 sw_pid=$!
-wait_for 10 "$dir/switch.log" "running" || { log "switch did not start"; exit 1; }
+wait_log 10 "$dir/switch.log" "running" || { log "switch did not start"; exit 1; }
 
-# boot_guest NAME ACCEL NETDEV MAC IP PEER
-boot_guest() {
+# qemu_boot NAME ACCEL NETDEV MAC IP PEER
+qemu_boot() {
 	"$QEMU" -accel "$2" -m 256 -smp 1 -nodefaults -no-reboot \
 		-display none -monitor none -serial "file:$dir/$1.log" \
 		-kernel "$VSW_KERNEL" -initrd "$dir/initrd.gz" \
@@ -140,8 +140,8 @@ net_b="stream,id=n0,server=off,addr.type=unix,addr.path=$dir/sw-stream.sock"
 # KVM here may take only kernels built for it: use it only if a guest boots.
 accel=tcg
 if [ -w /dev/kvm ]; then
-	boot_guest probe kvm "$net_a" 52:54:00:76:73:09 192.0.2.9 192.0.2.10
-	if wait_for 20 "$dir/probe.log" VSW_INIT; then
+	qemu_boot probe kvm "$net_a" 52:54:00:76:73:09 192.0.2.9 192.0.2.10
+	if wait_log 20 "$dir/probe.log" VSW_INIT; then
 		accel=kvm
 	fi
 	kill "${qemu_pids[0]}" 2>/dev/null
@@ -151,18 +151,18 @@ if [ -w /dev/kvm ]; then
 fi
 log "guests use $accel"
 
-boot_guest a "$accel" "$net_a" 52:54:00:76:73:01 192.0.2.1 192.0.2.3
-boot_guest b "$accel" "$net_b" 52:54:00:76:73:02 192.0.2.2 192.0.2.3
+qemu_boot a "$accel" "$net_a" 52:54:00:76:73:01 192.0.2.1 192.0.2.3
+qemu_boot b "$accel" "$net_b" 52:54:00:76:73:02 192.0.2.2 192.0.2.3
 
 for g in a b; do
-	if ! wait_for 240 "$dir/$g.log" VSW_UP; then
+	if ! wait_log 240 "$dir/$g.log" VSW_UP; then
 		log "guest $g did not come up"
 		exit 1
 	fi
 done
 ok=0
 for g in a b; do
-	if wait_for 120 "$dir/$g.log" VSW_PING_OK; then
+	if wait_log 120 "$dir/$g.log" VSW_PING_OK; then
 		log "QEMU guest $g reached the UML guest"
 		ok=$((ok + 1))
 	else
