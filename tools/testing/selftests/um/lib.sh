@@ -4,13 +4,21 @@
 # Shared helpers for the project's guest tests.  Sourced, never run.
 # make check exports VECNET_SRC (the source tree) and VECNET_BUILD (the
 # build directory); without them the tests cannot find the guest kernel.
+#
+# The project's scripts (demo, soak, bench) use the helpers without the
+# test harness: they set VECNET_SRC, VECNET_BUILD, TEST_TMP (their work
+# directory) and VECNET_LIB_NO_HARNESS=1 before sourcing.  Then nothing
+# here skips or exits, no PASS/FAIL verdict is added, a guest's console is
+# left to the script to judge, and the clean-up on exit (lib_cleanup,
+# with the on_exit hooks) also runs on Ctrl-C, which exits 130.
 
 # shellcheck disable=SC2034  # used by the scripts that source this file
 ksft_pass=0
 ksft_fail=1
 ksft_skip=4
 
-if [ -z "${VECNET_SRC:-}" ] || [ -z "${VECNET_BUILD:-}" ]; then
+if [ -z "${VECNET_LIB_NO_HARNESS:-}" ] &&
+   { [ -z "${VECNET_SRC:-}" ] || [ -z "${VECNET_BUILD:-}" ]; }; then
 	echo "SKIP: VECNET_SRC and VECNET_BUILD are not set (run through 'make check')"
 	exit "$ksft_skip"
 fi
@@ -20,13 +28,15 @@ UML_RUN=$VECNET_SRC/scripts/uml-run
 FRAMES=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/frames.py
 VMLINUX=${VMLINUX:-$VECNET_BUILD/vmlinux}
 # tests that run no guest set LIB_NO_GUEST=1 before sourcing this file
-if [ -z "${LIB_NO_GUEST:-}" ] && [ ! -x "$VMLINUX" ]; then
+if [ -z "${LIB_NO_GUEST:-}${VECNET_LIB_NO_HARNESS:-}" ] && [ ! -x "$VMLINUX" ]; then
 	echo "SKIP: no guest kernel at $VMLINUX (run 'make')"
 	exit "$ksft_skip"
 fi
 
 RET=0
-TEST_TMP=$(mktemp -d /tmp/vecnet-test.XXXXXX)
+if [ -z "${VECNET_LIB_NO_HARNESS:-}" ]; then
+	TEST_TMP=$(mktemp -d /tmp/vecnet-test.XXXXXX)
+fi
 TEST_NETNS=()
 CLEANUP_HOOKS=()
 
@@ -100,12 +110,44 @@ guest() {
 		-o "$TEST_TMP/$name" "$@"
 }
 
+# iperf_bps JSON: the bits per second an iperf3 -J run received (0 when
+# it left no result); iperf_bytes JSON: the bytes it received;
+# iperf_mbps JSON: the rate in Mbit/s
+iperf_bps() {
+	iperf_sum "$1" bits_per_second
+}
+
+iperf_bytes() {
+	iperf_sum "$1" bytes
+}
+
+# iperf_sum JSON KEY: a field of an iperf3 -J run's end.sum_received, as a
+# whole number (0 when the run left no result)
+iperf_sum() {
+	python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"][sys.argv[2]]))' \
+		"$1" "$2" 2>/dev/null || echo 0
+}
+
+# iperf_min JSON: the lowest rate, in bit/s, of the run's intervals (0
+# when it has none)
+iperf_min() {
+	python3 -c 'import json,sys
+iv = [i["sum"]["bits_per_second"] for i in json.load(open(sys.argv[1]))["intervals"]]
+print(int(min(iv) if iv else 0))' "$1" 2>/dev/null || echo 0
+}
+
+iperf_mbps() {
+	echo $(($(iperf_bps "$1") / 1000000))
+}
+
 # shellcheck disable=SC2317  # invoked through trap
 lib_cleanup() {
 	local rc=$? h ns
 
+	# the scripts run with set -e: nothing here may end the clean-up early
+	set +e
 	for h in "${CLEANUP_HOOKS[@]}"; do
-		eval "$h" || true
+		eval "$h"
 	done
 	# guests told to stop power off in a moment: let their uml-run
 	# finish (10 s at most) before their output directories go
@@ -124,7 +166,7 @@ lib_cleanup() {
 	# a guest this test booted fails the test, whatever it asserted
 	local consoles
 	mapfile -t consoles < <(find "$TEST_TMP" -name console.log 2>/dev/null)
-	if [ "${#consoles[@]}" -gt 0 ] &&
+	if [ -z "${VECNET_LIB_NO_HARNESS:-}" ] && [ "${#consoles[@]}" -gt 0 ] &&
 	   ! "$VECNET_SRC/scripts/console-check" "${consoles[@]}"; then
 		echo "FAIL: a guest's kernel reported a problem on its console"
 		case $rc in 0 | "$ksft_skip") rc=$ksft_fail ;; esac
@@ -138,3 +180,4 @@ lib_cleanup() {
 	exit "$rc"
 }
 trap lib_cleanup EXIT
+[ -z "${VECNET_LIB_NO_HARNESS:-}" ] || trap 'exit 130' INT TERM

@@ -36,8 +36,7 @@ if grep -E "Kernel panic|BUG:|Oops|Segmentation fault" "$TEST_TMP/load/console.l
 fi
 
 for dir in tx rx; do
-	bps=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"]))' \
-		"$TEST_TMP/load/$dir.json" 2>/dev/null || echo 0)
+	bps=$(iperf_bps "$TEST_TMP/load/$dir.json")
 	echo "# guest $dir: $bps bit/s over $half s"
 	[ "$bps" -gt 1000000 ]; check_err $? "$dir moved under 1 Mbit/s"
 done

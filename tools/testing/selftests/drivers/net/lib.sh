@@ -5,9 +5,11 @@
 # agent mode and the commands run in them, reachability, iperf3 results
 # and the switch's counters.  Sourced, never run: each test sources
 # ../lib.sh, which brings the generic guest harness (um/lib.sh: RET,
-# check_err, log_test, netns_add, on_exit, wait_for, guest and the clean-up
-# on exit) with it.  That harness is found through VECNET_SRC, which make
-# check exports, so that no test climbs the tree to reach it.
+# check_err, log_test, netns_add, on_exit, wait_for, guest, the iperf3
+# results and the clean-up on exit) with it.  That harness is found
+# through VECNET_SRC, which make check exports, so that no test climbs
+# the tree to reach it.  The scripts (demo, soak, bench) source it too,
+# without the harness's verdicts (see VECNET_LIB_NO_HARNESS in um/lib.sh).
 #
 # A guest G lives in $TEST_TMP/G.  The switch is $VECSWITCH, its standard
 # error goes to $TEST_TMP/switch.log; ctl talks to it at $CTL (default
@@ -64,12 +66,14 @@ guest_script() {
 
 # agent NS PREFIX NAME [uml-run options]: boot guest NAME in namespace NS
 # in agent mode (output in $TEST_TMP/NAME), stopped when the test ends;
-# exec_in NAME CMD... runs a command in it
+# it powers off after AGENT_TIMEOUT (400) seconds.  exec_in NAME CMD...
+# runs a command in it, for EXEC_TIMEOUT (120) seconds at most
 agent() {
 	local ns=$1 prefix=$2 g=$3
 
 	shift 3
-	"$UML_RUN" -k "$VMLINUX" -n "$ns" -N "$prefix-$g-$$" -t 400 -q -o "$TEST_TMP/$g" "$@" --agent &
+	"$UML_RUN" -k "$VMLINUX" -n "$ns" -N "$prefix-$g-$$" -t "${AGENT_TIMEOUT:-400}" -q \
+		-o "$TEST_TMP/$g" "$@" --agent &
 	on_exit "$VECNET_SRC/scripts/uml-exec --stop $TEST_TMP/$g"
 }
 
@@ -77,7 +81,7 @@ exec_in() {
 	local g=$1
 
 	shift
-	"$VECNET_SRC/scripts/uml-exec" -t 120 "$TEST_TMP/$g" -- "$@"
+	"$VECNET_SRC/scripts/uml-exec" -t "${EXEC_TIMEOUT:-120}" "$TEST_TMP/$g" -- "$@"
 }
 
 # shellcheck disable=SC2154  # ip and mac are the sourcing test's
@@ -190,17 +194,6 @@ no_drops() {
 		      $(link_stat "$(guest_out "$1" before.link)" $f) ))
 		[ "$v" -eq 0 ] || { echo "$1: $f moved by $v"; return 1; }
 	done
-}
-
-# iperf_bps JSON: the bits per second an iperf3 -J run received (0 when
-# it left no result); iperf_mbps JSON: the same in Mbit/s
-iperf_bps() {
-	python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"]))' \
-		"$1" 2>/dev/null || echo 0
-}
-
-iperf_mbps() {
-	echo $(($(iperf_bps "$1") / 1000000))
 }
 
 # guest_iperf NAME TEXT EXEC NS ADDR [-R]: 5 s of iperf3 from a guest

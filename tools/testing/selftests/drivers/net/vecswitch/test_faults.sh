@@ -27,14 +27,6 @@ source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd iperf3 python3
 [ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
 
-# iperf3 JSON: "BPS MIN_INTERVAL_BPS"
-flow_of() {
-	python3 -c 'import json,sys
-d = json.load(open(sys.argv[1]))
-iv = [i["sum"]["bits_per_second"] for i in d["intervals"]]
-print(int(d["end"]["sum_received"]["bits_per_second"]), int(min(iv) if iv else 0))' \
-		"$1" 2>/dev/null || echo "0 0"
-}
 # pair_clean: neither a1's nor a2's port dropped or held back a frame
 pair_clean() {
 	local g c v
@@ -50,7 +42,8 @@ measure() {
 	local bps min why
 	exec_in a1 iperf3 -c "${ip[a2]}" -t "$2" -J >"$TEST_TMP/$1.json"
 	check_err $? "iperf3 a1 -> a2 failed during $1"
-	read -r bps min < <(flow_of "$TEST_TMP/$1.json")
+	bps=$(iperf_bps "$TEST_TMP/$1.json")
+	min=$(iperf_min "$TEST_TMP/$1.json")
 	if [ -z "${base:-}" ]; then
 		base=$bps
 		echo "# a1 -> a2 alone: $((bps / 1000000)) Mbit/s"
