@@ -18,9 +18,6 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${VECNET_BUILD:-$top/build}
-vmlinux=${VMLINUX:-$build/vmlinux}
-vecswitch=$build/vecswitch
 quiet=0
 case "${1:-}" in
 --quiet) quiet=1 ;;
@@ -28,89 +25,64 @@ case "${1:-}" in
 *) echo "usage: demo.sh [--quiet]" >&2; exit 2 ;;
 esac
 
-ns=vecnet-demo-$$
-work=$(mktemp -d /tmp/vecnet-demo.XXXXXX)
+# the tests' library, without their harness: everything started below is
+# removed by its clean-up on exit, also on Ctrl-C
+VECNET_SRC=$top
+VECNET_BUILD=${VECNET_BUILD:-$top/build}
+VMLINUX=${VMLINUX:-$VECNET_BUILD/vmlinux}
+VECSWITCH=$VECNET_BUILD/vecswitch
+# shellcheck disable=SC2034  # read by the library
+VECNET_LIB_NO_HARNESS=1
+AGENT_TIMEOUT=300
+EXEC_TIMEOUT=60
+DIE_PREFIX="demo: FAILED: "
+TEST_TMP=$(mktemp -d /tmp/vecnet-demo.XXXXXX)
+# shellcheck source=../tools/testing/selftests/drivers/net/lib.sh
+source "$top/tools/testing/selftests/drivers/net/lib.sh"
+
+work=$TEST_TMP
 sock=$work/switch.sock
 ctl=$work/ctl.sock
+CTL=$ctl
 guests=(a b idle)
 declare -A ip=([a]=198.18.3.1 [b]=198.18.3.2 [idle]=198.18.3.3)
 declare -A mac=([a]=02:76:65:00:00:01 [b]=02:76:65:00:00:02 [idle]=02:76:65:00:00:03)
-switch_pid=
-qemu_pid=
-guest_pids=()
 
 step() { printf '\n== %s\n' "$*"; }
 # Swallow the text in quiet mode, but read it all: a writer that finds
 # the pipe closed dies of SIGPIPE and fails the step
 show() { if [ "$quiet" -eq 1 ]; then cat >/dev/null; else cat; fi; }
-fail() { echo "demo: FAILED: $*" >&2; exit 1; }
-in_guest() { local g=$1; shift; "$top/scripts/uml-exec" -t 60 "$work/$g" -- "$@"; }
 
-# shellcheck disable=SC2317  # invoked through trap
-cleanup() {
-	local g p
-	for g in "${guests[@]}"; do
-		"$top/scripts/uml-exec" --stop "$work/$g" 2>/dev/null || true
-	done
-	for p in "${guest_pids[@]}"; do
-		# uml-run powers its guest off and cleans up within its deadline
-		timeout 15 tail --pid="$p" -f /dev/null 2>/dev/null || kill "$p" 2>/dev/null || true
-	done
-	[ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null
-	[ -n "$switch_pid" ] && kill "$switch_pid" 2>/dev/null
-	ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null || true
-	ip netns del "$ns" 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+[ "$(id -u)" -eq 0 ] || die "needs root (network namespaces)"
+[ -x "$VMLINUX" ] || die "no guest kernel at $VMLINUX (run 'make')"
+[ -x "$VECSWITCH" ] || die "no switch at $VECSWITCH (run 'make')"
 
-[ "$(id -u)" -eq 0 ] || fail "needs root (network namespaces)"
-[ -x "$vmlinux" ] || fail "no guest kernel at $vmlinux (run 'make')"
-[ -x "$vecswitch" ] || fail "no switch at $vecswitch (run 'make')"
-
-start_switch() {
+# switch_up [FLAGS...]: the switch on $sock with its control socket $ctl
+switch_up() {
 	rm -f "$sock"
-	ip netns exec "$ns" "$vecswitch" --dgram "$sock" --ctl "$ctl" "$@" \
-		2>>"$work/switch.log" &
-	switch_pid=$!
-	local _
-	for _ in $(seq 100); do
-		[ -S "$sock" ] && [ -S "$ctl" ] && return 0
-		kill -0 "$switch_pid" 2>/dev/null || break
-		sleep 0.05
-	done
+	start_switch "$ns" --dgram "$sock" --ctl "$ctl" "$@" && wait_for 5 test -S "$sock" && return
 	cat "$work/switch.log" >&2
-	fail "vecswitch did not come up"
-}
-
-stop_switch() {
-	kill "$switch_pid"
-	timeout 10 tail --pid="$switch_pid" -f /dev/null || fail "vecswitch did not exit on SIGTERM"
-	switch_pid=
+	die "vecswitch did not come up"
 }
 
 # rx_of GUEST: "packets bytes" received by the guest's vec0
 rx_of() {
-	in_guest "$1" sh -c 'cat /sys/class/net/vec0/statistics/rx_packets /sys/class/net/vec0/statistics/rx_bytes' |
+	exec_in "$1" sh -c 'cat /sys/class/net/vec0/statistics/rx_packets /sys/class/net/vec0/statistics/rx_bytes' |
 		tr '\n' ' '
 }
 
-# transfer: 3 s of iperf3 from a to b; prints bytes moved
+# transfer: 3 s of iperf3 from a to b; prints bytes moved and Gbit/s
 transfer() {
-	in_guest b iperf3 -s -1 -D >/dev/null || fail "iperf3 server in guest b"
+	exec_in b iperf3 -s -1 -D >/dev/null || die "iperf3 server in guest b"
 	local _
 	for _ in $(seq 50); do
-		in_guest b sh -c 'ss -ltn | grep -q :5201' && break
+		exec_in b sh -c 'ss -ltn | grep -q :5201' && break
 		sleep 0.1
 	done
-	in_guest a iperf3 -c "${ip[b]}" -t 3 -J >"$work/iperf.json" ||
-		fail "iperf3 from guest a to guest b"
-	python3 - "$work/iperf.json" <<-'EOF'
-	import json, sys
-	e = json.load(open(sys.argv[1]))["end"]["sum_received"]
-	print(int(e["bytes"]), round(e["bits_per_second"] / 1e9, 2))
-	EOF
+	exec_in a iperf3 -c "${ip[b]}" -t 3 -J >"$work/iperf.json" ||
+		die "iperf3 from guest a to guest b"
+	echo "$(iperf_bytes "$work/iperf.json")" \
+		"$(iperf_bps "$work/iperf.json" | awk '{ s = sprintf("%.2f", $1 / 1e9); sub(/0$/, "", s); print s }')"
 }
 
 # idle_share LABEL: run a transfer, report what reached the idle guest
@@ -128,30 +100,27 @@ idle_share() {
 }
 
 step "1. A private network namespace and vecswitch"
-ip netns add "$ns"
-ip -n "$ns" link set lo up
+ns=$(netns_add demo)
 # Datagram receivers queue up to 512 frames, not 10 (see the switch docs)
 ip netns exec "$ns" sysctl -qw net.unix.max_dgram_qlen=512
-start_switch
+switch_up
 echo "vecswitch --dgram $sock --ctl $ctl    (namespace $ns)" | show
 
 step "2. Three UML guests on transport=unixdgram"
 for g in "${guests[@]}"; do
 	arg="vec0:transport=unixdgram,path=$sock,mac=${mac[$g]},depth=128"
 	echo "guest $g: build/vmlinux mem=256M rootfstype=hostfs ... $arg" | show
-	"$top/scripts/uml-run" -k "$vmlinux" -n "$ns" -N "demo-$g-$$" -t 300 -q \
-		-o "$work/$g" -a "$arg" --agent &
-	guest_pids+=($!)
+	agent "$ns" demo "$g" -a "$arg"
 done
 for g in "${guests[@]}"; do
-	in_guest "$g" sh -c "ip addr add ${ip[$g]}/24 dev vec0 && ip link set vec0 up" ||
-		fail "guest $g did not boot or configure vec0 (see its console log)"
+	exec_in "$g" sh -c "ip addr add ${ip[$g]}/24 dev vec0 && ip link set vec0 up" ||
+		die "guest $g did not boot or configure vec0 (see its console log)"
 done
 echo "booted: a ${ip[a]}, b ${ip[b]}, idle ${ip[idle]}" | show
 
 step "3. Ping between guests"
-in_guest a ping -c 3 -i 0.2 -W 2 "${ip[b]}" | show || fail "ping a -> b"
-in_guest idle ping -c 1 -W 2 "${ip[a]}" >/dev/null || fail "ping idle -> a"
+exec_in a ping -c 3 -i 0.2 -W 2 "${ip[b]}" | show || die "ping a -> b"
+exec_in idle ping -c 1 -W 2 "${ip[a]}" >/dev/null || die "ping idle -> a"
 [ "$quiet" -eq 0 ] || echo "ping a -> b and idle -> a: ok"
 
 step "3b. A QEMU light guest on -netdev dgram, pinged from UML guest a"
@@ -170,6 +139,7 @@ else
 		-netdev "$net" -device virtio-net-pci,netdev=n0,mac=52:54:00:76:65:04 \
 		2>"$work/qemu.err" &
 	qemu_pid=$!
+	on_exit "kill $qemu_pid 2>/dev/null"
 	# Software emulation: the light guest needs a while to boot
 	for _ in $(seq 1200); do
 		grep -q VSW_UP "$work/qemu.log" 2>/dev/null && break
@@ -177,8 +147,8 @@ else
 		sleep 0.1
 	done
 	grep -q VSW_UP "$work/qemu.log" 2>/dev/null ||
-		fail "the QEMU guest did not come up (see $work/qemu.log)"
-	in_guest a ping -c 3 -i 0.2 -W 2 "$qemu_ip" | show || fail "ping a -> QEMU guest"
+		die "the QEMU guest did not come up (see $work/qemu.log)"
+	exec_in a ping -c 3 -i 0.2 -W 2 "$qemu_ip" | show || die "ping a -> QEMU guest"
 	[ "$quiet" -eq 0 ] || echo "ping a -> QEMU guest on -netdev dgram: ok"
 fi
 
@@ -187,21 +157,18 @@ idle_share "vecswitch (learning):"
 sw_idle_frames=$idle_frames sw_idle_bytes=$idle_bytes sw_moved=$moved_bytes sw_rate=$rate
 
 step "5. ethtool -S vec0 in guest a"
-in_guest a ethtool -S vec0 | show || fail "ethtool -S vec0"
+exec_in a ethtool -S vec0 | show || die "ethtool -S vec0"
 
 step "6. vecswitch ctl ports / fdb"
-"$vecswitch" ctl --ctl "$ctl" ports | show || fail "vecswitch ctl ports"
-"$vecswitch" ctl --ctl "$ctl" fdb | show || fail "vecswitch ctl fdb"
+ctl ports | show || die "vecswitch ctl ports"
+ctl fdb | show || die "vecswitch ctl fdb"
 
 step "7. The same with vecswitch --hub (flooding), restarted at the same path"
-stop_switch
-start_switch --hub
+stop_switch || die "vecswitch did not exit on SIGTERM"
+switch_up --hub
 # The guests reconnect by themselves; wait until a reaches b again
-ok=0
-for _ in $(seq 40); do
-	if in_guest a ping -c 1 -W 1 "${ip[b]}" >/dev/null 2>&1; then ok=1; break; fi
-done
-[ "$ok" -eq 1 ] || fail "guests did not come back after the switch restarted"
+reach a "${ip[b]}" 40 >/dev/null 2>&1 ||
+	die "guests did not come back after the switch restarted"
 idle_share "vecswitch --hub:"
 hub_idle_bytes=$idle_bytes hub_moved=$moved_bytes hub_rate=$rate
 
@@ -212,9 +179,9 @@ printf 'idle guest share of the a->b transfer: learning %.3f%%, hub %.1f%%\n' \
 # The learning switch sends the idle guest only broadcasts (ARP), never
 # the flow; the hub sends it every frame, as many as its queue can hold.
 [ "$sw_idle_bytes" -lt $((sw_moved / 1000)) ] ||
-	fail "the idle guest received $sw_idle_bytes bytes of a $sw_moved-byte flow from the learning switch"
+	die "the idle guest received $sw_idle_bytes bytes of a $sw_moved-byte flow from the learning switch"
 [ "$hub_idle_bytes" -gt $((hub_moved / 10)) ] ||
-	fail "the idle guest received only $hub_idle_bytes bytes of a $hub_moved-byte flow from the hub"
+	die "the idle guest received only $hub_idle_bytes bytes of a $hub_moved-byte flow from the hub"
 # The learning switch agreed on virtio-net headers with the guests (super-
 # frames cross whole); the hub does not negotiate, so they send plain frames.
 printf 'a->b with default options: learning %s Gbit/s (virtio-net headers), hub %s Gbit/s (plain frames)\n' \

@@ -286,3 +286,17 @@ peer_start() {
 peer_count() {
 	awk -v k="$2" '$1 == k { print $2 }' "$TEST_TMP/$1.count"
 }
+
+# --- the scripts' messages --------------------------------------------------
+
+# say TEXT: a progress line of the soak or the bench, tagged $SAY_TAG
+say() {
+	printf '  %-7s %s\n' "${SAY_TAG:-}" "$*"
+}
+
+# die TEXT: a script's fatal error, after $DIE_PREFIX, on standard error;
+# the script ends with status 1
+die() {
+	echo "${DIE_PREFIX:-}$*" >&2
+	exit 1
+}
