@@ -20,60 +20,48 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${VECNET_BUILD:-$top/build}
-vmlinux=${VMLINUX:-$build/vmlinux}
-vecswitch=$build/vecswitch-asan
 secs=${SOAK_SECONDS:-600}
 rss_slack=${SOAK_RSS_KB:-4096}
 warmup=60
 
-say() { printf '  %-7s %s\n' SOAK "$*"; }
-die() { echo "soak: $*" >&2; exit 1; }
+# the tests' library, without their harness: the guests, the switch, the
+# namespace and the work directory go on exit, also on Ctrl-C
+VECNET_SRC=$top
+VECNET_BUILD=${VECNET_BUILD:-$top/build}
+VMLINUX=${VMLINUX:-$VECNET_BUILD/vmlinux}
+VECSWITCH=$VECNET_BUILD/vecswitch-asan
+# shellcheck disable=SC2034  # read by the library
+VECNET_LIB_NO_HARNESS=1
+SAY_TAG=SOAK
+DIE_PREFIX="soak: "
+TEST_TMP=$(mktemp -d /tmp/vecnet-soak.XXXXXX)
+# shellcheck source=../tools/testing/selftests/drivers/net/lib.sh
+source "$top/tools/testing/selftests/drivers/net/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || die "needs root (network namespaces)"
-[ -x "$vmlinux" ] || die "no $vmlinux (run 'make')"
-[ -x "$vecswitch" ] || die "no $vecswitch (run 'make')"
+[ -x "$VMLINUX" ] || die "no $VMLINUX (run 'make')"
+[ -x "$VECSWITCH" ] || die "no $VECSWITCH (run 'make')"
 case $secs in ''|*[!0-9]*) die "SOAK_SECONDS wants a whole number" ;; esac
 [ "$secs" -ge $((warmup + 30)) ] || die "SOAK_SECONDS must be at least $((warmup + 30))"
+# the guests and their commands outlast the flows
+AGENT_TIMEOUT=$((secs + 300))
+EXEC_TIMEOUT=$((secs + 120))
 
-ns=vecnet-soak-$$
-work=$(mktemp -d /tmp/vecnet-soak.XXXXXX)
+work=$TEST_TMP
 guests=(g1 g2 g3 g4)
-swpid=
 
-# shellcheck disable=SC2317  # invoked through trap
-cleanup() {
-	local g
-	for g in "${guests[@]}"; do
-		[ -f "$work/$g/pgid" ] && kill -KILL -- "-$(cat "$work/$g/pgid")" 2>/dev/null
-	done
-	[ -n "$swpid" ] && kill -KILL "$swpid" 2>/dev/null
-	ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null || true
-	ip netns del "$ns" 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+rss_kb() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$SWITCH_PID/status"; }
 
-exec_in() { local g=$1; shift; "$top/scripts/uml-exec" -t $((secs + 120)) "$work/$g" -- "$@"; }
-ctl() { env -u LD_PRELOAD "$vecswitch" ctl --ctl "$work/ctl" "$@"; }
-rss_kb() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$swpid/status"; }
-
-ip netns add "$ns"
-ip -n "$ns" link set lo up
+ns=$(netns_add soak)
 ip netns exec "$ns" sysctl -qw net.unix.max_dgram_qlen=512
-ip netns exec "$ns" "$vecswitch" --dgram "$work/sw.sock" --ctl "$work/ctl" \
-	2>"$work/switch.log" &
-swpid=$!
-for _ in $(seq 100); do [ -S "$work/ctl" ] && break; sleep 0.1; done
-[ -S "$work/ctl" ] || die "the switch did not start: $(tail -n 3 "$work/switch.log")"
+start_switch "$ns" --dgram "$work/sw.sock" --ctl "$work/ctl" ||
+	die "the switch did not start: $(tail -n 3 "$work/switch.log")"
 
 say "booting ${#guests[@]} guests"
 for g in "${guests[@]}"; do
 	opts="transport=unixdgram,path=$work/sw.sock,depth=128"
 	case $g in g3|g4) opts+=",shortcut=0" ;; esac
-	"$top/scripts/uml-run" -k "$vmlinux" -n "$ns" -N "soak-$g-$$" -t $((secs + 300)) -q \
-		-o "$work/$g" -a "vec0:$opts" --agent >/dev/null 2>&1 &
+	agent "$ns" soak "$g" -a "vec0:$opts" >/dev/null 2>&1
 done
 i=0
 for g in "${guests[@]}"; do
@@ -85,8 +73,7 @@ exec_in g2 iperf3 -s -D >/dev/null
 exec_in g4 iperf3 -s -D >/dev/null
 for p in "g1 198.18.10.2" "g3 198.18.10.4"; do
 	read -r g dst <<<"$p"
-	exec_in "$g" sh -c "for i in \$(seq 1 30); do ping -c 1 -W 1 $dst >/dev/null && exit 0; done; exit 1" ||
-		die "$g cannot reach $dst"
+	reach "$g" "$dst" 30 || die "$g cannot reach $dst"
 done
 
 say "two TCP flows for ${secs}s (g1 -> g2 past the switch, g3 -> g4 through it), switch under ASan/UBSan"
@@ -109,7 +96,7 @@ while kill -0 "$f1" 2>/dev/null || kill -0 "$f2" 2>/dev/null; do
 print(sum(p["rx_frames"] for p in json.load(sys.stdin)["ports"]))')
 		say "${t}s/${secs}s: switch RSS $(rss_kb) KiB, ${frames} frames in"
 	fi
-	kill -0 "$swpid" 2>/dev/null || die "the switch died: $(tail -n 5 "$work/switch.log")"
+	kill -0 "$SWITCH_PID" 2>/dev/null || die "the switch died: $(tail -n 5 "$work/switch.log")"
 	[ "$t" -lt $((secs + 120)) ] || die "the flows did not end"
 done
 wait "$f1" || die "flow g1 -> g2 failed"
@@ -118,17 +105,16 @@ rss_end=$(rss_kb)
 sleep 1
 
 fail=0
-python3 - "$work/f1.json" "$work/f2.json" <<'PY' || fail=1
-import json, sys
-for f in sys.argv[1:]:
-    d = json.load(open(f))
-    iv = [i["sum"]["bits_per_second"] for i in d["intervals"]]
-    avg = d["end"]["sum_received"]["bits_per_second"]
-    print("  SOAK    flow %s: %.2f Gbit/s on average, slowest 10 s %.2f Gbit/s"
-          % (f.rsplit("/", 1)[1], avg / 1e9, min(iv) / 1e9))
-    if min(iv) <= 0:
-        sys.exit("soak: a flow stalled")
-PY
+for f in f1 f2; do
+	avg=$(iperf_bps "$work/$f.json")
+	low=$(iperf_min "$work/$f.json")
+	say "flow $f.json: $(awk -v a="$avg" -v l="$low" \
+		'BEGIN { printf "%.2f Gbit/s on average, slowest 10 s %.2f Gbit/s", a / 1e9, l / 1e9 }')"
+	if [ "$low" -le 0 ]; then
+		echo "soak: a flow stalled" >&2
+		fail=1
+	fi
+done
 
 # 12 samples of 5 s: the first and the last minute after warm-up
 read -r rss_first rss_last < <(awk '{ v[NR] = $1 } END {
@@ -160,12 +146,10 @@ if sw["tx_wanted"] != out + queued + sw["tx_retired"]:
     sys.exit("soak: FAIL the switch's frame accounting does not add up")
 PY
 
-kill -TERM "$swpid"
-if ! wait "$swpid"; then
+if ! stop_switch; then
 	echo "soak: FAIL the switch did not exit cleanly" >&2
 	fail=1
 fi
-swpid=
 if grep -q "runtime error\|ERROR: AddressSanitizer\|LeakSanitizer" "$work/switch.log"; then
 	echo "soak: FAIL sanitizer report:" >&2
 	grep -m 5 "runtime error\|AddressSanitizer\|LeakSanitizer" "$work/switch.log" >&2
