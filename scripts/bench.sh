@@ -58,7 +58,25 @@ nsb=$ns-b		# the second host of the vxlan suite
 work=$(mktemp -d /tmp/vecnet-bench.XXXXXX)
 pids=()
 
-# the helpers, then each suite's bench_SUITE (scripts/bench/SUITE.sh)
+# the tests' library, without their harness: its clean-up on exit, also
+# on Ctrl-C, kills what the suites started, removes both namespaces and
+# the work directory
+VECNET_SRC=$top
+VECNET_BUILD=$build
+VMLINUX=$ours
+VECSWITCH=$vecswitch
+# shellcheck disable=SC2034  # read by the library
+VECNET_LIB_NO_HARNESS=1
+SAY_TAG=BENCH
+DIE_PREFIX="bench: "
+TEST_TMP=$work
+# shellcheck source=../tools/testing/selftests/drivers/net/lib.sh
+source "$top/tools/testing/selftests/drivers/net/lib.sh"
+TEST_NETNS+=("$ns" "$nsb")
+# shellcheck disable=SC2016  # expanded when the hook runs
+on_exit 'for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done'
+
+# the bench's helpers, then each suite's bench_SUITE (scripts/bench/SUITE.sh)
 # shellcheck source=bench/lib.sh
 source "$top/scripts/bench/lib.sh"
 # shellcheck source=bench/rate.sh
@@ -79,19 +97,6 @@ source "$top/scripts/bench/vxlan.sh"
 source "$top/scripts/bench/faults.sh"
 # shellcheck source=bench/small.sh
 source "$top/scripts/bench/small.sh"
-
-# shellcheck disable=SC2317  # invoked through trap
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do
-		kill -KILL "$p" 2>/dev/null || true
-	done
-	netns_gone "$ns"
-	netns_gone "$nsb"
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 [ "$(id -u)" -eq 0 ] || die "needs root (namespaces, tap devices)"
 [ -x "$ours" ] || die "no $ours (run 'make')"

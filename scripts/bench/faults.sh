@@ -25,7 +25,7 @@ faults_once() {
 
 	netns_fresh
 	rm -rf "${work:?}"/*
-	start_switch "$ns" "$work/sw.sock"
+	bench_switch "$ns" --dgram "$work/sw.sock"
 	case "$v" in
 	alone|unlinked) load="sleep $((secs + 40))" ;;
 	flooded|stopped) load="iperf3 -u -b 2G -l 1400 -c 198.18.1.4 -t $((secs + 40))" ;;
@@ -33,9 +33,9 @@ faults_once() {
 	esac
 	err=/dev/stderr
 	[ "$v" = killed ] && err=$work/v2.err
-	guest_err=$err guest_bg v2 "$ours" $((secs + 90)) "$(server_cmd 198.18.1.4)" \
+	guest_err=$err bench_guest v2 "$ours" $((secs + 90)) "$(server_cmd 198.18.1.4)" \
 		-a "vec0:$sw_opts"
-	guest_bg v1 "$ours" $((secs + 90)) \
+	bench_guest v1 "$ours" $((secs + 90)) \
 		"ip addr add 198.18.1.3/24 dev vec0 && ip link set vec0 up &&
 		 for i in \$(seq 300); do [ -e $work/v2/ready ] && break; sleep 0.1; done &&
 		 { $load >/dev/null 2>&1 & touch loaded; wait; }" \

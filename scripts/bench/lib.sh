@@ -4,13 +4,12 @@
 # What the suites of make bench share: recording results, network
 # namespaces, CPU accounting, flows between guests and their medians, the
 # transport helpers (transports and kernels) and the pair through the
-# switch (g2g and idle).  Sourced by scripts/bench.sh, which sets the
-# globals these use (out, raw, ns, nsb, work, pids, ours, runs, secs ...).
+# switch (g2g and idle).  Sourced by scripts/bench.sh after the tests'
+# library (drivers/net/lib.sh: say, die, start_switch, iperf_bps and the
+# clean-up on exit); bench.sh sets the globals these use (out, raw, ns,
+# nsb, work, pids, ours, runs, secs ...).
 # shellcheck shell=bash
 # shellcheck disable=SC2154,SC2034,SC2120,SC2119  # globals and results are bench.sh's and the suites'
-
-say() { printf '  %-7s %s\n' BENCH "$*"; }
-die() { echo "bench: $*" >&2; exit 1; }
 
 # record SUITE CASE VARIANT UNIT VALUE [CPU_SECONDS [RUNS [GUESTS [SWITCH]]]]:
 # RUNS is the space-separated list of the values VALUE is the median of;
@@ -119,11 +118,11 @@ per_gbit() {
 	awk -v c="$1" -v b="$2" -v s="$secs" 'BEGIN { printf "%.3f\n", c / (b * s / 1e9) }'
 }
 
-# guest_bg NAME KERNEL TIMEOUT CMD [uml-run args...]: boot in the background
+# bench_guest NAME KERNEL TIMEOUT CMD [uml-run args...]: boot in the background
 # (uml-run's complaints go to $guest_err where set: a guest that is
 # meant to die).  Appended, never truncated: /dev/stderr opened with
 # O_TRUNC would empty this script's own log when that is a file.
-guest_bg() {
+bench_guest() {
 	local name=$1 kernel=$2 timeout=$3 cmd=$4
 
 	shift 4
@@ -132,11 +131,6 @@ guest_bg() {
 	"$top/scripts/uml-run" -k "$kernel" -n "${guest_ns:-$ns}" -N "$name" -t "$timeout" -q \
 		-o "$work/$name" "$@" -- sh -c "$cmd" 2>>"${guest_err:-/dev/stderr}" &
 	pids+=($!)
-}
-
-# iperf3 JSON -> bits per second received
-bps_of() {
-	python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"]))' "$1" 2>/dev/null || echo 0
 }
 
 # flow_hold DIR: guest-side commands that wait (bounded, 10 s) until
@@ -173,14 +167,14 @@ client_cmd() {
 # goes to $pair_bps, and the CPU seconds per Gbit both guests used, and
 # the switch whose PID is $pair_switch if set, to $pair_gcpu and $pair_scpu
 pair_run() {
-	guest_ns=${srv_ns:-} guest_bg srv "$1" $((secs + 60)) "$(server_cmd "$2.1" "$work/cli")" \
+	guest_ns=${srv_ns:-} bench_guest srv "$1" $((secs + 60)) "$(server_cmd "$2.1" "$work/cli")" \
 		-a "vec0:$3"
-	guest_bg cli "$1" $((secs + 60)) \
+	bench_guest cli "$1" $((secs + 60)) \
 		"$(client_cmd "$2.2" "$2.1" "$work/srv" "${pair_flags:-}")" -a "vec0:$4"
 	flow_cpu "$work/cli" "${pids[-1]}" "srv cli" "${pair_switch:-}"
 	wait "${pids[-1]}" || true
 	wait "${pids[-2]}" || true
-	pair_bps=$(bps_of "$work/cli/result.json")
+	pair_bps=$(iperf_bps "$work/cli/result.json")
 	pair_gcpu=$(per_gbit "${flow_used[0]}" "$pair_bps")
 	pair_scpu=
 	[ -z "${pair_switch:-}" ] || pair_scpu=$(per_gbit "${flow_used[1]}" "$pair_bps")
@@ -229,13 +223,13 @@ transport_runs() {
 			ip netns exec "$ns" iperf3 -s -1 -B 198.18.2.1 >/dev/null 2>&1 &
 			pids+=($!)
 			sleep 0.5
-			guest_bg "$t-$r" "$kernel" $((secs + 60)) \
+			bench_guest "$t-$r" "$kernel" $((secs + 60)) \
 				"ip addr add 198.18.2.2/24 dev vec0 && ip link set vec0 up &&
 				 $(flow_client "iperf3 -c 198.18.2.1 -t $secs $flag $len -J >result.json")" \
 				-a "vec0:$spec"
 			flow_cpu "$work/$t-$r" "${pids[-1]}" "$t-$r"
 			wait "${pids[-1]}" || true
-			bps=$(bps_of "$work/$t-$r/result.json")
+			bps=$(iperf_bps "$work/$t-$r/result.json")
 			vals+=("$bps")
 			gcpu+=("$(per_gbit "${flow_used[0]}" "$bps")")
 		done
@@ -260,21 +254,18 @@ pair_once() {
 	pair="transport=unixdgram,path=$work/sw.sock,depth=$depth"
 	netns_fresh
 	rm -rf "${work:?}"/*
-	ip netns exec "$ns" "$vecswitch" --dgram "$work/sw.sock" \
-		--ctl "$work/ctl.sock" "$@" 2>"$work/switch.log" &
-	sw=$!
-	pids+=("$sw")
-	for i in $(seq 50); do [ -S "$work/sw.sock" ] && break; sleep 0.1; done
+	bench_switch "$ns" --dgram "$work/sw.sock" --ctl "$work/ctl.sock" "$@"
+	sw=${pids[-1]}
 	idle_sock=$work/sw.sock
 	sws=$sw
 	if [ "$idle_elsewhere" = 1 ]; then
 		idle_sock=$work/other.sock
-		start_switch "$ns" "$idle_sock"
+		bench_switch "$ns" --dgram "$idle_sock"
 		sws+=" ${pids[-1]}"
 	fi
 	for i in $(seq 1 "$idle"); do
 		guests+=" idle$i"
-		guest_bg "idle$i" "$ours" $((secs + 90)) \
+		bench_guest "idle$i" "$ours" $((secs + 90)) \
 			"ip addr add 198.18.1.$((10 + i))/24 dev vec0 && ip link set vec0 up &&
 			 touch up && $idle_wait;
 			 cat /sys/class/net/vec0/statistics/rx_bytes >rx_bytes" \
@@ -285,9 +276,9 @@ pair_once() {
 	for i in $(seq 1 "$idle"); do
 		for _ in $(seq 300); do [ -e "$work/idle$i/up" ] && break; sleep 0.1; done
 	done
-	guest_bg srv "$ours" $((secs + 60)) "$(server_cmd 198.18.1.1 "$work/cli")" \
+	bench_guest srv "$ours" $((secs + 60)) "$(server_cmd 198.18.1.1 "$work/cli")" \
 		-a "vec0:$pair"
-	guest_bg cli "$ours" $((secs + 60)) \
+	bench_guest cli "$ours" $((secs + 60)) \
 		"$(client_cmd 198.18.1.2 198.18.1.1 "$work/srv" "$iperf_flags")" \
 		-a "vec0:$pair"
 	flow_cpu "$work/cli" "${pids[-1]}" "$guests" "$sws"
@@ -312,7 +303,7 @@ pair_once() {
 		kill "${pids[-3 - idle]}" 2>/dev/null || true
 		wait "${pids[-3 - idle]}" 2>/dev/null || true
 	fi
-	once_bps=$(bps_of "$work/cli/result.json")
+	once_bps=$(iperf_bps "$work/cli/result.json")
 	once_cpu=${flow_used[1]}
 	once_gcpu=$(per_gbit "${flow_used[0]}" "$once_bps")
 	once_scpu=$(per_gbit "${flow_used[1]}" "$once_bps")
@@ -357,14 +348,11 @@ iperf_flags=
 # idle_elsewhere=1: the idle guests attach to a second switch instead
 idle_elsewhere=0
 
-# start_switch NS SOCK [flags...]: a vecswitch in NS on SOCK, until it is up
-start_switch() {
-	local n=$1 sock=$2
-
-	shift 2
-	ip netns exec "$n" "$vecswitch" --dgram "$sock" "$@" 2>>"$work/switch.log" &
-	pids+=($!)
-	for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
+# bench_switch NS ARGS...: start_switch, whose switch joins pids (a
+# switch that does not come up leaves its suite's flows at 0)
+bench_switch() {
+	start_switch "$@" || true
+	pids+=("$SWITCH_PID")
 }
 
 # --- the same two guests on the paths a user could pick ------------------
@@ -393,9 +381,9 @@ g2g_once() {
 		b="transport=tap,ifname=gtap1,gro=1,depth=128" ;;
 	vecswitch|switched|plain|hub)
 		case $1 in
-		switched) start_switch "$ns" "$work/sw.sock" --no-shortcut ;;
-		hub) start_switch "$ns" "$work/sw.sock" --hub ;;
-		*) start_switch "$ns" "$work/sw.sock" ;;
+		switched) bench_switch "$ns" --dgram "$work/sw.sock" --no-shortcut ;;
+		hub) bench_switch "$ns" --dgram "$work/sw.sock" --hub ;;
+		*) bench_switch "$ns" --dgram "$work/sw.sock" ;;
 		esac
 		sw=${pids[-1]}
 		a="transport=unixdgram,path=$work/sw.sock,depth=128"

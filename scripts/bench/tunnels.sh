@@ -38,11 +38,8 @@ bench_tunnels() {
 				ip -n "$ns" addr add 198.18.30.2/32 dev lo
 				sw=
 				if [ "$t" = bess ]; then
-					ip netns exec "$ns" "$vecswitch" --seqpacket "$work/sp.sock" \
-						2>"$work/switch.log" &
-					sw=$!
-					pids+=("$sw")
-					for _ in $(seq 50); do [ -S "$work/sp.sock" ] && break; sleep 0.1; done
+					bench_switch "$ns" --seqpacket "$work/sp.sock"
+					sw=${pids[-1]}
 				fi
 				pair_switch=$sw pair_run "$kernel" 198.18.31 "$a,mtu=1400" "$b,mtu=1400"
 				[ -z "$sw" ] || kill "$sw" 2>/dev/null || true

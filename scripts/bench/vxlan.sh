@@ -23,7 +23,7 @@ vxlan_host() {
 	ip -n "$n" link set vx0 up
 	ip -n "$n" link set vsw0 up
 	ip -n "$n" link set br0 up
-	start_switch "$n" "$work/sw-$n.sock" --tap vsw0
+	bench_switch "$n" --dgram "$work/sw-$n.sock" --tap vsw0
 }
 
 bench_vxlan() {
