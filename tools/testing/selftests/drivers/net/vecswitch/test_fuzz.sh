@@ -16,29 +16,22 @@
 
 set -uo pipefail
 
-ksft_skip=4
+# no guest: the library's SKIP without VECNET_SRC, TEST_TMP and clean-up
+LIB_NO_GUEST=1
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
+
 seconds=${FUZZ_SECONDS:-10}
-here=$(cd "$(dirname "$0")" && pwd)
-out=""
+out=$TEST_TMP
 
-log() { printf '# %s\n' "$*"; }
-
-# shellcheck disable=SC2317  # run by the EXIT trap
-cleanup() {
-	[ -n "$out" ] && rm -rf -- "$out"
-}
-trap cleanup EXIT
-
-srcs=()
-for d in "${VECNET_SRC:-$here/../../../../../..}/tools/net/vecswitch/fuzz" \
-	 "${VECNET_SRC:-$here/../../../../../..}/tools/testing/vecnet-fuzz"; do
+srcs=("$VECNET_SRC/tools/net/vecswitch/fuzz" "$VECNET_SRC/tools/testing/vecnet-fuzz")
+for d in "${srcs[@]}"; do
 	if [ ! -f "$d/Makefile" ]; then
-		log "FAIL: fuzz sources not found in $d (set VECNET_SRC to the project)"
+		echo "# FAIL: fuzz sources not found in $d"
 		exit 1
 	fi
-	srcs+=("$(cd "$d" && pwd)")
 done
-runner=$(cd "${srcs[0]}/../../../../scripts" && pwd)/run-fuzz.sh
+runner=$VECNET_SRC/scripts/run-fuzz.sh
 
 clang=""
 for c in clang-16 clang-15 clang-14 clang; do
@@ -47,29 +40,28 @@ for c in clang-16 clang-15 clang-14 clang; do
 		break
 	fi
 done
-[ -n "$clang" ] || { log "SKIP: no clang"; exit "$ksft_skip"; }
+[ -n "$clang" ] || { echo "# SKIP: no clang"; exit "$ksft_skip"; }
 
-out=$(mktemp -d /tmp/vsw-fuzzbin.XXXXXX) || exit 1
 # a compiler without the libFuzzer runtime is a missing prerequisite
 printf 'int LLVMFuzzerTestOneInput(const char *d, long n){(void)d;(void)n;return 0;}\n' \
 	>"$out/probe.c"
 if ! "$clang" -fsanitize=fuzzer -o "$out/probe" "$out/probe.c" 2>/dev/null; then
-	log "SKIP: $clang has no libFuzzer runtime (libclang-rt-*-dev)"
+	echo "# SKIP: $clang has no libFuzzer runtime (libclang-rt-*-dev)"
 	exit "$ksft_skip"
 fi
 
 rc=0
 for src in "${srcs[@]}"; do
-	log "building the fuzz targets of ${src#"${VECNET_SRC:-}"/} with $clang"
+	echo "# building the fuzz targets of ${src#"${VECNET_SRC:-}"/} with $clang"
 	# a clean make: the runner's MAKEFLAGS (OUTPUT=...) must not leak in
 	if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
 		make -s -C "$src" CLANG="$clang" O="$out" >"$out/build.log" 2>&1; then
 		sed 's/^/# /' "$out/build.log"
-		log "FAIL: fuzz targets do not build"
+		echo "# FAIL: fuzz targets do not build"
 		exit 1
 	fi
 	"$runner" --src "$src" --bin-dir "$out" --seconds "$seconds" | sed 's/^/# /'
 	[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
 done
-[ "$rc" -eq 0 ] || log "FAIL: a fuzz target crashed"
+[ "$rc" -eq 0 ] || echo "# FAIL: a fuzz target crashed"
 exit "$rc"
