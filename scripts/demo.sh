@@ -57,14 +57,6 @@ show() { if [ "$quiet" -eq 1 ]; then cat >/dev/null; else cat; fi; }
 [ -x "$VMLINUX" ] || die "no guest kernel at $VMLINUX (run 'make')"
 [ -x "$VECSWITCH" ] || die "no switch at $VECSWITCH (run 'make')"
 
-# switch_up [FLAGS...]: the switch on $sock with its control socket $ctl
-switch_up() {
-	rm -f "$sock"
-	start_switch "$ns" --dgram "$sock" --ctl "$ctl" "$@" && wait_for 5 test -S "$sock" && return
-	cat "$work/switch.log" >&2
-	die "vecswitch did not come up"
-}
-
 # rx_of GUEST: "packets bytes" received by the guest's vec0
 rx_of() {
 	exec_in "$1" sh -c 'cat /sys/class/net/vec0/statistics/rx_packets /sys/class/net/vec0/statistics/rx_bytes' |
@@ -103,7 +95,8 @@ step "1. A private network namespace and vecswitch"
 ns=$(netns_add demo)
 # Datagram receivers queue up to 512 frames, not 10 (see the switch docs)
 ip netns exec "$ns" sysctl -qw net.unix.max_dgram_qlen=512
-switch_up
+switch_at "$ns" "$sock" "$ctl" ||
+	{ cat "$work/switch.log" >&2; die "vecswitch did not come up"; }
 echo "vecswitch --dgram $sock --ctl $ctl    (namespace $ns)" | show
 
 step "2. Three UML guests on transport=unixdgram"
@@ -165,7 +158,8 @@ ctl fdb | show || die "vecswitch ctl fdb"
 
 step "7. The same with vecswitch --hub (flooding), restarted at the same path"
 stop_switch || die "vecswitch did not exit on SIGTERM"
-switch_up --hub
+switch_at "$ns" "$sock" "$ctl" --hub ||
+	{ cat "$work/switch.log" >&2; die "vecswitch did not come up"; }
 # The guests reconnect by themselves; wait until a reaches b again
 reach a "${ip[b]}" 40 >/dev/null 2>&1 ||
 	die "guests did not come back after the switch restarted"

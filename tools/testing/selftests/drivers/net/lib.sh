@@ -140,6 +140,17 @@ start_switch() {
 	wait_for 10 test -S "${ctl:-$first}"
 }
 
+# switch_at NS SOCK CTL [FLAGS...]: start_switch on the datagram socket
+# SOCK with the control socket CTL, the socket file of a switch before it
+# removed first; true once both sockets are there
+switch_at() {
+	local ns=$1 sock=$2 ctl=$3
+
+	shift 3
+	rm -f "$sock"
+	start_switch "$ns" --dgram "$sock" --ctl "$ctl" "$@" && wait_for 5 test -S "$sock"
+}
+
 # stop_switch: the switch start_switch started last, killed and reaped
 # shellcheck disable=SC2317  # run by the cleanup hooks too
 stop_switch() {

@@ -25,19 +25,13 @@ nodiag=$TEST_TMP/nodiag.so
 cc -Wall -Wextra -Werror -shared -fPIC -o "$nodiag" "$VECNET_TEST_DIR/nodiag.c"
 check_err $? "cannot build the unix_diag-less preload"
 
-# switch_up: the switch at $sock and $ctl, the old socket file gone
-switch_up() {
-	rm -f "$sock"
-	start_switch "$ns" --dgram "$sock" --ctl "$ctl"
-}
-
 # learned [MAC]: the switch's forwarding table holds the guest's MAC
 # shellcheck disable=SC2317  # invoked through wait_for
 learned() {
 	CTL=$ctl ctl fdb 2>/dev/null | grep -qi "^${1:-$mac} "
 }
 
-switch_up
+switch_at "$ns" "$sock" "$ctl"
 check_err $? "vecswitch did not start: $(tail -n 3 "$TEST_TMP/switch.log")"
 
 # sh SCRIPT ADDR: no traffic of its own until the test says send (one
@@ -90,7 +84,7 @@ touch "$(guest_out h send)"
 wait_for 10 console_has h "vec0: peer gone, carrier off"
 check_err $? "the guest without unix_diag kept its carrier after a refused send"
 
-switch_up
+switch_at "$ns" "$sock" "$ctl"
 check_err $? "vecswitch did not restart"
 wait_for 15 learned
 check_err $? "the switch did not learn the guest again after its restart"
