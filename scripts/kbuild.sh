@@ -40,25 +40,25 @@ build=${1:?usage: kbuild.sh [-k VERSION] [-v ours|debug|baseline] BUILD_DIR}
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
 
-say() { printf '  %-7s %s\n' "$1" "$2"; }
-die() { echo "kbuild: $*" >&2; exit 1; }
+stage() { printf '  %-7s %s\n' "$1" "$2"; }
+abort() { echo "kbuild: $*" >&2; exit 1; }
 
 [ -d "$top/patches/$series" ] ||
-	die "no kernel series '$series' (patches/ has: $(cd "$top/patches" && echo */ | tr -d /))"
+	abort "no kernel series '$series' (patches/ has: $(cd "$top/patches" && echo */ | tr -d /))"
 
 # Per series: where its source package comes from, and its config fragments
 configs=(vecnet.config)
 case $series in
 6.12) suite= ;;
 7.3) suite=trixie-backports; configs+=(vecnet-smp.config) ;;
-*) die "kernel series $series has patches but no source entry in kbuild.sh" ;;
+*) abort "kernel series $series has patches but no source entry in kbuild.sh" ;;
 esac
 case $variant in
 ours) outdir=$build/kernel-$series ;;
 debug) outdir=$build/debug-$series; configs+=(vecnet-debug.config) ;;
 # The bundled driver takes a NULL lock on tap with SMP: build it without
 baseline) outdir=$build/baseline-$series; configs=(vecnet.config) ;;
-*) die "unknown variant '$variant' (ours, debug or baseline)" ;;
+*) abort "unknown variant '$variant' (ours, debug or baseline)" ;;
 esac
 pkg=linux-source-$series
 jobs=${JOBS:-$(nproc)}
@@ -68,7 +68,7 @@ mkdir -p "$outdir"
 # the tree again under the first.
 exec 9>"$outdir/.kbuild.lock"
 if ! flock -n 9; then
-	say WAIT "another build of ${outdir#"$top"/} is running"
+	stage WAIT "another build of ${outdir#"$top"/} is running"
 	flock 9
 fi
 
@@ -100,7 +100,7 @@ fetch_source() {
 		return
 	fi
 	mirror=${DEBIAN_MIRROR:-$(debian_mirror)} ||
-		die "no Debian mirror in the host's apt sources; set DEBIAN_MIRROR"
+		abort "no Debian mirror in the host's apt sources; set DEBIAN_MIRROR"
 	mkdir -p "$src" "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/deb"
 	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $suite main" \
 		> "$apt/sources.list"
@@ -110,16 +110,16 @@ fetch_source() {
 		-o Dir::Etc::Preferences=/dev/null
 		-o Dir::Etc::PreferencesParts=/dev/null
 		-o APT::Sandbox::User=root)
-	say FETCH "$pkg from $suite (private apt configuration in ${apt#"$top"/})"
+	stage FETCH "$pkg from $suite (private apt configuration in ${apt#"$top"/})"
 	apt-get "${opts[@]}" update >"$apt/update.log" 2>&1 ||
-		{ cat "$apt/update.log" >&2; die "apt-get update for $suite failed"; }
+		{ cat "$apt/update.log" >&2; abort "apt-get update for $suite failed"; }
 	rm -f "$apt/deb/"*.deb
 	(cd "$apt/deb" && apt-get "${opts[@]}" download "$pkg") >"$apt/download.log" 2>&1 ||
-		{ cat "$apt/download.log" >&2; die "could not download $pkg from $suite"; }
+		{ cat "$apt/download.log" >&2; abort "could not download $pkg from $suite"; }
 	deb=$(find "$apt/deb" -name "${pkg}_*.deb" | head -n 1)
-	[ -n "$deb" ] || die "apt-get download left no $pkg package"
+	[ -n "$deb" ] || abort "apt-get download left no $pkg package"
 	dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/$pkg.tar.xz" > "$tarball.part" ||
-		die "$deb holds no usr/src/$pkg.tar.xz"
+		abort "$deb holds no usr/src/$pkg.tar.xz"
 	mv "$tarball.part" "$tarball"
 	pkgver=$(dpkg-deb -f "$deb" Version)
 	echo "$pkgver" > "$src/$pkg.version"
@@ -128,8 +128,8 @@ fetch_source() {
 
 if [ -z "$suite" ]; then
 	tarball=/usr/src/$pkg.tar.xz
-	[ -r "$tarball" ] || die "$tarball is missing: run 'make deps' (package $pkg)"
-	pkgver=$(dpkg-query -W -f='${Version}' "$pkg") || die "package $pkg is not installed"
+	[ -r "$tarball" ] || abort "$tarball is missing: run 'make deps' (package $pkg)"
+	pkgver=$(dpkg-query -W -f='${Version}' "$pkg") || abort "package $pkg is not installed"
 else
 	fetch_source
 fi
@@ -151,18 +151,18 @@ want=$( { echo "$pkgver"; for p in "${patches[@]}"; do
 
 if [ ! -f "$tree/.vecnet-source" ] || [ "$(cat "$tree/.vecnet-source")" != "$want" ]; then
 	if [ -d "$tree" ]; then
-		say CLEAN "$tree (source or patches changed)"
+		stage CLEAN "$tree (source or patches changed)"
 		rm -rf "$tree"
 	fi
-	say UNPACK "$pkg $pkgver"
+	stage UNPACK "$pkg $pkgver"
 	tmp=$(mktemp -d "$outdir/.unpack.XXXXXX")
 	tar -C "$tmp" -xf "$tarball"
 	mv "$tmp/$pkg" "$tree"
 	rmdir "$tmp"
 	for p in "${patches[@]}"; do
-		say PATCH "${p#"$top"/}"
+		stage PATCH "${p#"$top"/}"
 		patch -d "$tree" -p1 --batch --forward --quiet < "$p" ||
-			die "patch ${p#"$top"/} does not apply to $pkg $pkgver"
+			abort "patch ${p#"$top"/} does not apply to $pkg $pkgver"
 	done
 	echo "$want" > "$tree/.vecnet-source"
 fi
@@ -191,7 +191,7 @@ if [ "$variant" != baseline ]; then
 	done < <(list_own_files arch drivers include net tools Documentation)
 	# Links to files we have since removed
 	find "$tree" -xtype l -lname "$top/*" -delete
-	[ "$n" -gt 0 ] && say OVERLAY "$n file(s) linked into linux-$kver"
+	[ "$n" -gt 0 ] && stage OVERLAY "$n file(s) linked into linux-$kver"
 else
 	mkdir -p "$tree/arch/um/configs"
 	for c in "${configs[@]}"; do
@@ -203,7 +203,7 @@ fi
 cfgwant=$( { echo "$want"; for c in "${configs[@]}"; do echo "$c";
 	cat "$top/arch/um/configs/$c"; done; } | sha256sum | cut -d' ' -f1)
 if [ ! -f "$tree/.config" ] || [ "$(cat "$tree/.vecnet-config" 2>/dev/null)" != "$cfgwant" ]; then
-	say CONFIG "defconfig + ${configs[*]}"
+	stage CONFIG "defconfig + ${configs[*]}"
 	make -s -C "$tree" ARCH=um defconfig >/dev/null
 	make -s -C "$tree" ARCH=um "${configs[@]}" >/dev/null
 	# merge_config only warns when a request is not met; refuse instead
@@ -219,13 +219,13 @@ if [ ! -f "$tree/.config" ] || [ "$(cat "$tree/.vecnet-config" 2>/dev/null)" != 
 			esac
 		done < "$top/arch/um/configs/$c"
 	done
-	[ "$bad" -eq 0 ] || die "a config fragment does not apply cleanly to linux-$kver"
+	[ "$bad" -eq 0 ] || abort "a config fragment does not apply cleanly to linux-$kver"
 	echo "$cfgwant" > "$tree/.vecnet-config"
 fi
 
 # --- build ---------------------------------------------------------------
-say MAKE "linux-$kver ARCH=um -j$jobs ($variant)"
+stage MAKE "linux-$kver ARCH=um -j$jobs ($variant)"
 make -C "$tree" ARCH=um -j"$jobs" vmlinux 2>&1 |
 	{ grep --line-buffered -Ev '^make(\[[0-9]+\])?: (Entering|Leaving)' || true; }
 ln -sfn "linux-$kver/vmlinux" "$outdir/vmlinux"
-say READY "${outdir#"$top"/}/vmlinux"
+stage READY "${outdir#"$top"/}/vmlinux"

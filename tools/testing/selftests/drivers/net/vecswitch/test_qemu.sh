@@ -25,10 +25,10 @@ uml_pid=""
 qemu_pids=()
 
 log() { printf '# %s\n' "$*"; }
-skip() { log "SKIP: $*"; exit "$ksft_skip"; }
+qemu_skip() { log "SKIP: $*"; exit "$ksft_skip"; }
 
 # shellcheck disable=SC2317  # run by the EXIT trap
-cleanup() {
+qemu_cleanup() {
 	local p
 
 	for p in "${qemu_pids[@]}"; do
@@ -70,21 +70,21 @@ wait_log() {
 
 # ---- prerequisites ----------------------------------------------------------
 
-[ -n "${VECSWITCH:-}" ] || skip "VECSWITCH not set (absolute path of vecswitch)"
+[ -n "${VECSWITCH:-}" ] || qemu_skip "VECSWITCH not set (absolute path of vecswitch)"
 VMLINUX=${VMLINUX:-${VECNET_BUILD:?run through make check}/vmlinux}
-[ -x "$VMLINUX" ] || skip "no UML guest kernel at $VMLINUX (run 'make')"
-[ -x "$VECSWITCH" ] || skip "VECSWITCH=$VECSWITCH is not executable"
+[ -x "$VMLINUX" ] || qemu_skip "no UML guest kernel at $VMLINUX (run 'make')"
+[ -x "$VECSWITCH" ] || qemu_skip "VECSWITCH=$VECSWITCH is not executable"
 QEMU=${QEMU:-qemu-system-x86_64}
-command -v "$QEMU" >/dev/null || skip "$QEMU not installed"
-command -v unshare >/dev/null || skip "unshare not installed"
+command -v "$QEMU" >/dev/null || qemu_skip "$QEMU not installed"
+command -v unshare >/dev/null || qemu_skip "unshare not installed"
 
 # Test traffic stays in a network namespace of our own.
 if [ "${VSW_IN_NETNS:-}" != 1 ]; then
-	unshare --net true 2>/dev/null || skip "cannot create a network namespace"
+	unshare --net true 2>/dev/null || qemu_skip "cannot create a network namespace"
 	VSW_IN_NETNS=1 exec unshare --net -- "$0" "$@"
 fi
 
-trap cleanup EXIT
+trap qemu_cleanup EXIT
 dir=$(mktemp -d /tmp/vsw-qemu.XXXXXX) || exit 1
 
 # ---- initramfs ---------------------------------------------------------------
@@ -92,7 +92,7 @@ dir=$(mktemp -d /tmp/vsw-qemu.XXXXXX) || exit 1
 VSW_KERNEL=$("${VECNET_SRC:?run through make check}/scripts/qemu-initrd.sh" "$dir/initrd.gz")
 case $? in
 0) ;;
-4) skip "no light guest kernel or initramfs tools (see above)" ;;
+4) qemu_skip "no light guest kernel or initramfs tools (see above)" ;;
 *) log "building the initramfs failed"; exit 1 ;;
 esac
 
