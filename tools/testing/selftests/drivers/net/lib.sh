@@ -31,7 +31,7 @@ declare -A GUEST_PID
 # --- guests -----------------------------------------------------------------
 
 # guest_bg NAME TIMEOUT [uml-run options] -- CMD...: boot a guest in the
-# background; guest_wait NAME returns its status
+# background; guest_wait NAME returns its status, guest_done records it
 guest_bg() {
 	guest "$@" &
 	GUEST_PID[$1]=$!
@@ -40,6 +40,13 @@ guest_bg() {
 
 guest_wait() {
 	wait "${GUEST_PID[$1]}"
+}
+
+# guest_done NAME TEXT: guest_wait; a guest that failed is recorded as
+# TEXT with the last lines of its output
+guest_done() {
+	guest_wait "$1"
+	check_err $? "$2: $(tail -n 3 "$TEST_TMP/$1/output.log" 2>/dev/null)"
 }
 
 # guest_out NAME FILE: a file the guest left in its output directory

@@ -93,8 +93,7 @@ check_err $? "the switch did not learn the second guest again after its restart"
 
 for g in g h; do
 	touch "$(guest_out $g stop)"
-	guest_wait $g
-	check_err $? "guest $g failed: $(tail -n 3 "$(guest_out $g output.log)" 2>/dev/null)"
+	guest_done $g "guest $g failed"
 	lost=$(xstat "$(guest_out $g after.stats)" peer_lost)
 	back=$(xstat "$(guest_out $g after.stats)" peer_back)
 	[ "$lost" -ge 1 ] && [ "$back" -ge 1 ]

@@ -85,10 +85,8 @@ EOS
 )
 guest_bg ba 90 -n "$ns" -a "vec0:transport=unixdgram,depth=128,local=$a,path=$b" -- sh "$sa"
 guest_bg bb 90 -n "$ns" -a "vec0:transport=unixdgram,depth=128,local=$b,path=$a" -- sh "$sb"
-guest_wait ba
-check_err $? "guest A: $(tail -n 3 "$(guest_out ba output.log)")"
-guest_wait bb
-check_err $? "guest B: $(tail -n 3 "$(guest_out bb output.log)")"
+guest_done ba "guest A"
+guest_done bb "guest B"
 grep -q '128 packets transmitted, 128 received' "$(guest_out ba burst.log)"
 check_err $? "burst between guests: $(grep transmitted "$(guest_out ba burst.log)")"
 for g in ba bb; do

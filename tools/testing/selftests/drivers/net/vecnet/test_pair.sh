@@ -49,10 +49,8 @@ EOS
 
 guest_bg a $((secs + 90)) -n "$ns" -a "vec0:transport=unixdgram,local=$a,path=$b" -- sh "$sa"
 guest_bg b $((secs + 90)) -n "$ns" -a "vec0:transport=unixdgram,local=$b,path=$a" -- sh "$sb"
-guest_wait a
-check_err $? "guest A failed: $(tail -n 3 "$(guest_out a output.log)" 2>/dev/null)"
-guest_wait b
-check_err $? "guest B failed: $(tail -n 3 "$(guest_out b output.log)" 2>/dev/null)"
+guest_done a "guest A failed"
+guest_done b "guest B failed"
 
 grep -q ' 0% packet loss' "$(guest_out a ping.log)"
 check_err $? "ping lost packets: $(grep loss "$(guest_out a ping.log)")"
