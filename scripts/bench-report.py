@@ -122,6 +122,12 @@ def ratios(recs):
         if q is not None:
             out.append({"what": f"64-byte UDP frames/s guest-guest: {what} / Linux bridge",
                         "ratio": q})
+    # a pinging pair beside a flooder: what the flood adds to its round trip
+    for key, what in (("shortcut", "default options"), ("switched", "--no-shortcut")):
+        q = ratio(find(recs, "flood", f"ping-rtt-flood-{key}", "pair"),
+                  find(recs, "flood", f"ping-rtt-quiet-{key}", "pair"))
+        if q is not None:
+            out.append({"what": f"pair's ping round trip, flooded / quiet, {what}", "ratio": q})
     # both drivers on both kernel series (the bundled one built without SMP)
     for case in (f"tap-1M-{d}" for d in ("tx", "rx")):
         for a, b in (("ours-7.3", "bundled-7.3"), ("ours-6.12", "bundled-6.12"),

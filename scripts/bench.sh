@@ -24,7 +24,9 @@
 # on 6.12 and on 7.3), vxlan (a pair on two "hosts" joined by VXLAN against the same pair on
 # one host), faults (a pair next to guests that are stopped, killed, or
 # lose the switch's socket file, each against the same load without the
-# fault).
+# fault), flood (a pinging pair beside a host process flooding the
+# switch's socket with broadcasts, against no flood, with and without
+# shortcut channels).
 #
 # Read size: with iperf3's default 128 KiB reads a receiving UML guest is
 # bound by its own iperf3's system calls (each one a round of ptrace
@@ -47,7 +49,7 @@ vecswitch=$build/vecswitch
 runs=${RUNS:-3}
 secs=${SECS:-5}
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(rate transports tunnels g2g small kernels idle vxlan faults)
+[ ${#suites[@]} -gt 0 ] || suites=(rate transports tunnels g2g small kernels idle vxlan faults flood)
 vswblast=$build/vswblast
 
 mkdir -p "$out"
@@ -97,6 +99,8 @@ source "$top/scripts/bench/vxlan.sh"
 source "$top/scripts/bench/faults.sh"
 # shellcheck source=bench/small.sh
 source "$top/scripts/bench/small.sh"
+# shellcheck source=bench/flood.sh
+source "$top/scripts/bench/flood.sh"
 
 [ "$(id -u)" -eq 0 ] || die "needs root (namespaces, tap devices)"
 [ -x "$ours" ] || die "no $ours (run 'make')"
@@ -104,8 +108,8 @@ source "$top/scripts/bench/small.sh"
 : >"$out/rate.jsonl"
 for s in "${suites[@]}"; do
 	case "$s" in
-	rate|transports|tunnels|g2g|small|kernels|idle|vxlan|faults) "bench_$s" ;;
-	*) die "unknown suite '$s' (rate, transports, tunnels, g2g, small, kernels, idle, vxlan, faults)" ;;
+	rate|transports|tunnels|g2g|small|kernels|idle|vxlan|faults|flood) "bench_$s" ;;
+	*) die "unknown suite '$s' (rate, transports, tunnels, g2g, small, kernels, idle, vxlan, faults, flood)" ;;
 	esac
 done
 
