@@ -372,8 +372,33 @@ static void ctl_close(struct vs_ctl_conn *c)
 /*
  * The control socket shows every guest's path, pid and uid: besides its
  * own mode, only root, the switch's own user and members of --ctl-group
- * (the client's primary group) are answered.
+ * (as the client's primary group or a supplementary one) are answered.
  */
+/* Is @gid among the supplementary groups the client had at connect? */
+static bool ctl_peer_in_group(int fd, gid_t gid)
+{
+	gid_t some[64], *groups = some;
+	socklen_t len = sizeof(some);
+	bool in = false;
+	size_t i;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0) {
+		/* ERANGE: len now says how much the list takes */
+		if (errno != ERANGE)
+			return false;
+		groups = malloc(len);
+		if (!groups)
+			return false;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
+			len = 0;
+	}
+	for (i = 0; i < len / sizeof(gid_t) && !in; i++)
+		in = groups[i] == gid;
+	if (groups != some)
+		free(groups);
+	return in;
+}
+
 static bool ctl_allowed(const struct vs_switch *sw, int fd)
 {
 	struct ucred cred;
@@ -383,7 +408,10 @@ static bool ctl_allowed(const struct vs_switch *sw, int fd)
 		return false;
 	if (cred.uid == 0 || cred.uid == geteuid())
 		return true;
-	return sw->cfg.ctl_gid >= 0 && cred.gid == (gid_t)sw->cfg.ctl_gid;
+	if (sw->cfg.ctl_gid < 0)
+		return false;
+	return cred.gid == (gid_t)sw->cfg.ctl_gid ||
+	       ctl_peer_in_group(fd, sw->cfg.ctl_gid);
 }
 
 void vs_ctl_accept(struct vs_switch *sw)

@@ -968,11 +968,12 @@ static int connect_as(const char *path, uid_t uid)
 }
 
 /*
- * A child becomes uid/gid and asks the control socket for its ports:
+ * A child becomes uid/gid, with supp as its one supplementary group unless
+ * it is 0, and asks the control socket for its ports:
  * 0 when it got an answer, 1 when the switch closed without one, 12 when
  * it could not connect at all.
  */
-static int ctl_as(const struct vsw *s, uid_t uid, gid_t gid)
+static int ctl_as(const struct vsw *s, uid_t uid, gid_t gid, gid_t supp)
 {
 	char buf[1024];
 	int status;
@@ -985,7 +986,8 @@ static int ctl_as(const struct vsw *s, uid_t uid, gid_t gid)
 		int fd;
 		ssize_t n;
 
-		if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 ||
+		if (setgroups(supp ? 1 : 0, &supp) < 0 ||
+		    setresgid(gid, gid, gid) < 0 ||
 		    setresuid(uid, uid, uid) < 0)
 			_exit(13);
 		fd = vsw_connect(s->ctl, SOCK_STREAM);
@@ -1017,19 +1019,23 @@ TEST_F(vsw, ctl_access)
 	EXPECT_EQ(0600, st.st_mode & 0777);
 	ASSERT_EQ(0, chmod(self->s.dir, 0711));
 	/* uid 65534 cannot even connect: the file is root's alone */
-	EXPECT_EQ(12, ctl_as(&self->s, 65534, 65534));
+	EXPECT_EQ(12, ctl_as(&self->s, 65534, 65534, 0));
 	ASSERT_EQ(0, vsw_stop(&self->s));
 	vsw_rmdir(&self->s);
 
 	/* open to all by its mode: still only root and the group answered */
 	START("--ctl-mode", "0666", "--ctl-group", "4343");
 	ASSERT_EQ(0, chmod(self->s.dir, 0711));
-	EXPECT_EQ(1, ctl_as(&self->s, 65534, 65534));
+	EXPECT_EQ(1, ctl_as(&self->s, 65534, 65534, 0));
 	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "ctl_refused") < 1);
 	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "ctl_refused"));
-	EXPECT_EQ(0, ctl_as(&self->s, 65534, 4343));
+	/* the group as primary group, and as one of several */
+	EXPECT_EQ(0, ctl_as(&self->s, 65534, 4343, 0));
+	EXPECT_EQ(0, ctl_as(&self->s, 65534, 65534, 4343));
+	EXPECT_EQ(1, ctl_as(&self->s, 65534, 65534, 4344));
 	EXPECT_LT(0, vsw_ctl(&self->s, "ports\n", buf, sizeof(buf)));
-	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "ctl_refused"));
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "ctl_refused") < 2);
+	EXPECT_EQ(2, vsw_stat(&self->s, NULL, "ctl_refused"));
 }
 
 TEST_F(vsw, allow_uid)
