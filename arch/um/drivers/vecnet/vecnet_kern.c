@@ -574,10 +574,10 @@ static void vecnet_tx_pop(struct vecnet_dev *vn, bool sent)
 	struct sk_buff *skb = tx->skbs[tx->head];
 
 	tx->skbs[tx->head] = NULL;
-	tx->head = (tx->head + 1) % vn->depth;
-	tx->count--;
 	if (tx->chan)
 		tx->chan[tx->head] = VECNET_CHAN_NONE;
+	tx->head = (tx->head + 1) % vn->depth;
+	tx->count--;
 	/* the driver's own messages (no device: not from the stack) */
 	if (unlikely(!skb->dev)) {
 		dev_kfree_skb_any(skb);
@@ -802,8 +802,9 @@ static netdev_tx_t vecnet_xmit(struct sk_buff *skb, struct net_device *dev)
 	skb_orphan(skb);
 	tx->skbs[slot] = skb;
 	vecnet_tx_slot(vn, slot, skb, hdr);
-	if (vn->nchan && hdr)
-		tx->chan[slot] = vecnet_chan_pick(vn, skb);
+	if (tx->chan)
+		tx->chan[slot] = vn->nchan && hdr ? vecnet_chan_pick(vn, skb) :
+						    VECNET_CHAN_NONE;
 	tx->count++;
 	skb_tx_timestamp(skb);
 
