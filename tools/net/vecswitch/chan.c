@@ -16,9 +16,13 @@
  * The switch stays in charge of who is where.  A guest takes only frames
  * from the address its channel was opened for.  When an address moves to
  * another port, ages out, or its port goes or starts over (a HELLO), the
- * switch sends UNCHAN with the address to the guests that hold a channel
- * for it, and they go back to sending through the switch; a guest whose
- * other end was closed finds out on its next send and does the same.  A
+ * switch withdraws the channels for it, and the guests go back to sending
+ * through the switch.  The withdrawal does not depend on the guests: the
+ * switch keeps a descriptor of one end of every open pair and shuts that
+ * end down, after which a send on either end fails (EPIPE); the UNCHAN it
+ * also sends to each guest only makes them notice sooner.  Two ports share
+ * at most one channel, so one guest with many addresses cannot take all
+ * of another's.  A
  * channel keeps the forwarding entries of its two addresses and their
  * ports fresh, as their frames would (fdb.c, port.c ask vs_chan_holds).  Frames on a channel are not seen here, so they
  * are in no counter of the switch; the guests count them (ethtool -S).
@@ -48,6 +52,7 @@ struct vs_chan {
 	struct vs_port *port[2];
 	uint8_t mac[2][6];	/* mac[i] sits behind port[i] */
 	bool open;
+	int held;		/* open: port[0]'s end, to withdraw it by */
 	uint64_t opened_ms;
 	uint64_t retry_ms;	/* closed: not offered again before */
 	uint64_t backoff_ms;
@@ -123,6 +128,10 @@ static void chan_close(struct vs_switch *sw, struct vs_chan *c)
 
 	if (!c->open)
 		return;
+	/* from now on neither end can send, whatever the guests do */
+	shutdown(c->held, SHUT_RDWR);
+	close(c->held);
+	c->held = -1;
 	for (i = 0; i < 2; i++)
 		if (!c->port[i]->dead &&
 		    chan_send(sw, c->port[i], VS_NEGO_UNCHAN, c->mac[!i], -1))
@@ -183,7 +192,22 @@ static struct vs_chan *chan_find(const struct vs_port *a, const uint8_t *ma,
 	return NULL;
 }
 
-/* Make the socket pair and hand it out; false when it could not be done */
+/* Has @a an open channel with @b, for whichever addresses? */
+static bool chan_ports_joined(const struct vs_port *a, const struct vs_port *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < a->nchan; i++)
+		if (a->chan[i]->open && (a->chan[i]->port[0] == b ||
+					 a->chan[i]->port[1] == b))
+			return true;
+	return false;
+}
+
+/*
+ * Make the socket pair and hand it out, keeping port[0]'s end in
+ * c->held; false when it could not be done
+ */
 static bool chan_open(struct vs_switch *sw, struct vs_chan *c)
 {
 	int sv[2], err = 0;
@@ -195,10 +219,11 @@ static bool chan_open(struct vs_switch *sw, struct vs_chan *c)
 	}
 	for (i = 0; i < 2 && !err; i++)
 		err = chan_send(sw, c->port[i], VS_NEGO_CHAN, c->mac[!i], sv[i]);
-	/* a guest that got its end sees the other closed, and stops */
-	close(sv[0]);
 	close(sv[1]);
 	if (err) {
+		/* a guest that got its end can send on it no more */
+		shutdown(sv[0], SHUT_RDWR);
+		close(sv[0]);
 		vs_log(sw, 2, "shortcut: port %u %s: %s", c->port[i - 1]->id,
 		       i == 1 ? "refused the offer" : "refused the second end",
 		       strerror(-err));
@@ -206,6 +231,7 @@ static bool chan_open(struct vs_switch *sw, struct vs_chan *c)
 	}
 	for (i = 0; i < 2; i++)
 		c->port[i]->chan_ms = sw->now_ms;
+	c->held = sv[0];
 	return true;
 }
 
@@ -227,6 +253,10 @@ void vs_chan_seen(struct vs_switch *sw, struct vs_port *in, const uint8_t *src,
 	c = chan_find(in, src, out, dst);
 	if (c && (c->open || sw->now_ms < c->retry_ms))
 		return;
+	if (chan_ports_joined(in, out)) {
+		sw->st.chan_full++;
+		return;
+	}
 	if (sw->now_ms - in->chan_ms < VS_CHAN_GAP_MS ||
 	    sw->now_ms - out->chan_ms < VS_CHAN_GAP_MS)
 		return;
@@ -240,6 +270,7 @@ void vs_chan_seen(struct vs_switch *sw, struct vs_port *in, const uint8_t *src,
 			return;
 		c->port[0] = in;
 		c->port[1] = out;
+		c->held = -1;
 		memcpy(c->mac[0], src, 6);
 		memcpy(c->mac[1], dst, 6);
 		in->chan[in->nchan++] = c;

@@ -224,7 +224,8 @@ struct vs_sw_stats {
 	uint64_t chan_opened;		/* shortcut channels handed out */
 	uint64_t chan_revoked;		/* and withdrawn */
 	uint64_t chan_failed;		/* offers a guest's socket refused */
-	uint64_t chan_full;		/* pairs left without: a port has its most */
+	uint64_t chan_full;		/* pairs left without: a port has its most,
+					 * or the two ports share one already */
 	uint64_t chan_unsent;		/* withdrawals a guest's socket refused */
 	/*
 	 * Frame accounting: every frame meant for a port, and the sent,
