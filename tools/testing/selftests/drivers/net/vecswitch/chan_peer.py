@@ -9,7 +9,8 @@ agrees to virtio-net headers, and then tries the guest: descriptors
 forced on it with ordinary frames must not stay open in it, CHAN
 messages without a descriptor or for a bad address are refused, a real
 channel carries the guest's frames for its address and only frames from
-that address into the guest, and UNCHAN closes it.  The guest is driven
+that address into the guest, and UNCHAN closes it.  The peer's
+DATA_VALID flag is not taken for a checked checksum.  The guest is driven
 through uml-exec.  Prints "# ..." lines; exits 1 naming each failure.
 """
 
@@ -121,6 +122,45 @@ if recv_until(sw, lambda d: d[:4] == MAGIC and d[5] == MODE, 10) is None:
     fail("the guest never answered MODE")
 # its carrier and the agreement settle
 wait_stat("nego_agreed", 1)
+
+# A frame whose header says its checksum was checked (DATA_VALID) comes
+# from this peer, not the host's kernel: the guest must check it itself.
+# A UDP datagram with a wrong checksum is then an error, not a datagram
+# for a closed port.
+def udp_stats():
+    _, out = guest("cat", "/proc/net/snmp")
+    rows = [line.split()[1:] for line in out.splitlines()
+            if line.startswith("Udp:")]
+    return dict(zip(rows[0], map(int, rows[1]))) if len(rows) == 2 else {}
+
+
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    total = sum(struct.unpack(f"!{len(data) // 2}H", data))
+    while total >> 16:
+        total = (total & 0xffff) + (total >> 16)
+    return ~total & 0xffff
+
+
+peer_ip4 = socket.inet_aton(guest_ip.rsplit(".", 1)[0] + ".99")
+udp = struct.pack("!HHHH", 40000, 9, 8 + 18, 0x1234) + bytes(18)
+ip4 = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 1, 0, 64, 17, 0,
+                  peer_ip4, socket.inet_aton(guest_ip))
+ip4 = ip4[:10] + struct.pack("!H", csum(ip4)) + ip4[12:]
+before = udp_stats()
+# flags: VIRTIO_NET_HDR_F_DATA_VALID
+sw.sendto(b"\x02" + bytes(9) + gmac + PEER_MAC + b"\x08\x00" + ip4 + udp, addr)
+end = time.time() + 10
+after = udp_stats()
+while time.time() < end and after.get("InCsumErrors", 0) <= before.get("InCsumErrors", 0):
+    time.sleep(0.2)
+    after = udp_stats()
+print(f"# a bad UDP checksum marked DATA_VALID: InCsumErrors "
+      f"{before.get('InCsumErrors')} -> {after.get('InCsumErrors')}, NoPorts "
+      f"{before.get('NoPorts')} -> {after.get('NoPorts')}")
+if after.get("InCsumErrors", 0) != before.get("InCsumErrors", 0) + 1:
+    fail("the guest took the peer's DATA_VALID for a checked checksum")
 
 # Descriptors forced on the guest with frames, and CHAN with none
 before = open_fds(pid)
