@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/sock_diag.h>
 #include <sys/socket.h>
 
 #include "vecswitch.h"
@@ -324,6 +325,37 @@ void vs_chan_closed(struct vs_switch *sw, struct vs_port *p,
 			return;
 		}
 	}
+}
+
+/*
+ * The @i-th open channel of which @p holds the first end, for ctl
+ * channels (each channel once); false past the last.  What is queued is
+ * the memory of frames one guest sent and the other has not read yet,
+ * from the end the switch keeps: its receive side waits for port[0]'s
+ * guest, what it sent is port[1]'s to read.
+ */
+bool vs_chan_info(const struct vs_switch *sw, const struct vs_port *p,
+		  unsigned int i, struct vs_chan_info *ci)
+{
+	unsigned int k;
+
+	for (k = 0; k < p->nchan; k++) {
+		const struct vs_chan *c = p->chan[k];
+		uint32_t mem[SK_MEMINFO_VARS] = { 0 };
+		socklen_t len = sizeof(mem);
+
+		if (!c->open || c->port[0] != p || i--)
+			continue;
+		ci->port[0] = c->port[0];
+		ci->port[1] = c->port[1];
+		memcpy(ci->mac, c->mac, sizeof(ci->mac));
+		ci->age_s = (sw->now_ms - c->opened_ms) / 1000;
+		getsockopt(c->held, SOL_SOCKET, SO_MEMINFO, mem, &len);
+		ci->queued[0] = mem[SK_MEMINFO_RMEM_ALLOC];
+		ci->queued[1] = mem[SK_MEMINFO_WMEM_ALLOC];
+		return true;
+	}
+	return false;
 }
 
 /* Has @p an open channel for @mac behind it (NULL: for any address)? */

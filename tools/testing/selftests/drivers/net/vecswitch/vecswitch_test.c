@@ -1824,6 +1824,8 @@ static int recv_chan(int fd, const uint8_t *mac)
 TEST_F(vsw, chan_withdrawn)
 {
 	uint8_t m[16], other[6];
+	char mac[18], text[1024], *line;
+	unsigned int q0, q1;
 	int c0, c1, i;
 
 	START();
@@ -1843,6 +1845,20 @@ TEST_F(vsw, chan_withdrawn)
 	ASSERT_LE(0, c1);
 	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "chan_opened"));
 	EXPECT_EQ(4, send(c0, "ping", 4, MSG_DONTWAIT | MSG_NOSIGNAL));
+	/* ctl channels lists it once, with what waits for G1 to read */
+	ASSERT_LT(0, vsw_ctl(&self->s, "channels\n", text, sizeof(text)));
+	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x",
+		 G(1)->mac[0], G(1)->mac[1], G(1)->mac[2], G(1)->mac[3],
+		 G(1)->mac[4], G(1)->mac[5]);
+	EXPECT_NE(NULL, strstr(text, mac)) TH_LOG("%s", text);
+	line = strchr(text, '\n');
+	ASSERT_NE(NULL, line);
+	EXPECT_EQ(2, sscanf(line + 1, "%*u %*s %*u %*s %*u %u/%u", &q0, &q1));
+	EXPECT_EQ(0u, q0);
+	EXPECT_LT(0u, q1);
+	for (i = 0, line = text; (line = strchr(line, '\n')); line++)
+		i++;
+	EXPECT_EQ(2, i) TH_LOG("%s", text);	/* a heading and one channel */
 
 	/* G0 from a second address: no second channel between the two */
 	memcpy(other, G(0)->mac, 6);
@@ -1866,6 +1882,8 @@ TEST_F(vsw, chan_withdrawn)
 	errno = 0;
 	EXPECT_EQ(-1, send(c1, "ping", 4, MSG_DONTWAIT | MSG_NOSIGNAL));
 	EXPECT_EQ(EPIPE, errno);
+	ASSERT_LT(0, vsw_ctl(&self->s, "channels\n", text, sizeof(text)));
+	EXPECT_EQ(NULL, strstr(text, mac)) TH_LOG("%s", text);
 	close(c0);
 	close(c1);
 }
