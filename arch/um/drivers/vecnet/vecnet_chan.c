@@ -280,8 +280,9 @@ static void vecnet_chan_work(struct work_struct *work)
 			vecnet_count_tx(vn, chan_opened);
 			netdev_dbg(vn->dev, "shortcut channel to %pM\n", c->mac);
 		} else if (c->state == VECNET_CHAN_PENDING) {
+			/* no interrupt left: the switch keeps the pair */
 			vecnet_count_tx(vn, chan_refused);
-			vecnet_chan_kill(vn, i);
+			vecnet_chan_drop(vn, i, true);
 		}
 		spin_unlock_bh(&vn->tx.lock);
 		/* frames that came before the interrupt raise no edge */
