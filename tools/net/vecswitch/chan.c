@@ -16,9 +16,13 @@
  * The switch stays in charge of who is where.  A guest takes only frames
  * from the address its channel was opened for.  When an address moves to
  * another port, ages out, or its port goes or starts over (a HELLO), the
- * switch sends UNCHAN with the address to the guests that hold a channel
- * for it, and they go back to sending through the switch; a guest whose
- * other end was closed finds out on its next send and does the same.  A
+ * switch withdraws the channels for it, and the guests go back to sending
+ * through the switch.  The withdrawal does not depend on the guests: the
+ * switch keeps a descriptor of one end of every open pair and shuts that
+ * end down, after which a send on either end fails (EPIPE); the UNCHAN it
+ * also sends to each guest only makes them notice sooner.  Two ports share
+ * at most one channel, so one guest with many addresses cannot take all
+ * of another's.  A
  * channel keeps the forwarding entries of its two addresses and their
  * ports fresh, as their frames would (fdb.c, port.c ask vs_chan_holds).  Frames on a channel are not seen here, so they
  * are in no counter of the switch; the guests count them (ethtool -S).
@@ -27,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/sock_diag.h>
 #include <sys/socket.h>
 
 #include "vecswitch.h"
@@ -48,6 +53,7 @@ struct vs_chan {
 	struct vs_port *port[2];
 	uint8_t mac[2][6];	/* mac[i] sits behind port[i] */
 	bool open;
+	int held;		/* open: port[0]'s end, to withdraw it by */
 	uint64_t opened_ms;
 	uint64_t retry_ms;	/* closed: not offered again before */
 	uint64_t backoff_ms;
@@ -123,6 +129,10 @@ static void chan_close(struct vs_switch *sw, struct vs_chan *c)
 
 	if (!c->open)
 		return;
+	/* from now on neither end can send, whatever the guests do */
+	shutdown(c->held, SHUT_RDWR);
+	close(c->held);
+	c->held = -1;
 	for (i = 0; i < 2; i++)
 		if (!c->port[i]->dead &&
 		    chan_send(sw, c->port[i], VS_NEGO_UNCHAN, c->mac[!i], -1))
@@ -183,7 +193,22 @@ static struct vs_chan *chan_find(const struct vs_port *a, const uint8_t *ma,
 	return NULL;
 }
 
-/* Make the socket pair and hand it out; false when it could not be done */
+/* Has @a an open channel with @b, for whichever addresses? */
+static bool chan_ports_joined(const struct vs_port *a, const struct vs_port *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < a->nchan; i++)
+		if (a->chan[i]->open && (a->chan[i]->port[0] == b ||
+					 a->chan[i]->port[1] == b))
+			return true;
+	return false;
+}
+
+/*
+ * Make the socket pair and hand it out, keeping port[0]'s end in
+ * c->held; false when it could not be done
+ */
 static bool chan_open(struct vs_switch *sw, struct vs_chan *c)
 {
 	int sv[2], err = 0;
@@ -195,10 +220,11 @@ static bool chan_open(struct vs_switch *sw, struct vs_chan *c)
 	}
 	for (i = 0; i < 2 && !err; i++)
 		err = chan_send(sw, c->port[i], VS_NEGO_CHAN, c->mac[!i], sv[i]);
-	/* a guest that got its end sees the other closed, and stops */
-	close(sv[0]);
 	close(sv[1]);
 	if (err) {
+		/* a guest that got its end can send on it no more */
+		shutdown(sv[0], SHUT_RDWR);
+		close(sv[0]);
 		vs_log(sw, 2, "shortcut: port %u %s: %s", c->port[i - 1]->id,
 		       i == 1 ? "refused the offer" : "refused the second end",
 		       strerror(-err));
@@ -206,6 +232,7 @@ static bool chan_open(struct vs_switch *sw, struct vs_chan *c)
 	}
 	for (i = 0; i < 2; i++)
 		c->port[i]->chan_ms = sw->now_ms;
+	c->held = sv[0];
 	return true;
 }
 
@@ -227,6 +254,10 @@ void vs_chan_seen(struct vs_switch *sw, struct vs_port *in, const uint8_t *src,
 	c = chan_find(in, src, out, dst);
 	if (c && (c->open || sw->now_ms < c->retry_ms))
 		return;
+	if (chan_ports_joined(in, out)) {
+		sw->st.chan_full++;
+		return;
+	}
 	if (sw->now_ms - in->chan_ms < VS_CHAN_GAP_MS ||
 	    sw->now_ms - out->chan_ms < VS_CHAN_GAP_MS)
 		return;
@@ -240,6 +271,7 @@ void vs_chan_seen(struct vs_switch *sw, struct vs_port *in, const uint8_t *src,
 			return;
 		c->port[0] = in;
 		c->port[1] = out;
+		c->held = -1;
 		memcpy(c->mac[0], src, 6);
 		memcpy(c->mac[1], dst, 6);
 		in->chan[in->nchan++] = c;
@@ -293,6 +325,37 @@ void vs_chan_closed(struct vs_switch *sw, struct vs_port *p,
 			return;
 		}
 	}
+}
+
+/*
+ * The @i-th open channel of which @p holds the first end, for ctl
+ * channels (each channel once); false past the last.  What is queued is
+ * the memory of frames one guest sent and the other has not read yet,
+ * from the end the switch keeps: its receive side waits for port[0]'s
+ * guest, what it sent is port[1]'s to read.
+ */
+bool vs_chan_info(const struct vs_switch *sw, const struct vs_port *p,
+		  unsigned int i, struct vs_chan_info *ci)
+{
+	unsigned int k;
+
+	for (k = 0; k < p->nchan; k++) {
+		const struct vs_chan *c = p->chan[k];
+		uint32_t mem[SK_MEMINFO_VARS] = { 0 };
+		socklen_t len = sizeof(mem);
+
+		if (!c->open || c->port[0] != p || i--)
+			continue;
+		ci->port[0] = c->port[0];
+		ci->port[1] = c->port[1];
+		memcpy(ci->mac, c->mac, sizeof(ci->mac));
+		ci->age_s = (sw->now_ms - c->opened_ms) / 1000;
+		getsockopt(c->held, SOL_SOCKET, SO_MEMINFO, mem, &len);
+		ci->queued[0] = mem[SK_MEMINFO_RMEM_ALLOC];
+		ci->queued[1] = mem[SK_MEMINFO_WMEM_ALLOC];
+		return true;
+	}
+	return false;
 }
 
 /* Has @p an open channel for @mac behind it (NULL: for any address)? */

@@ -5,9 +5,9 @@
  * Also owns the name tables of the counters that the reports print.
  *
  * Protocol, on a SOCK_STREAM unix socket: the client sends one line
- * "<command>[ json]\n" with command ports, fdb or stats; the switch answers
- * with the report and closes. Errors start with "error: " (text) or are an
- * object {"error": "..."} (json).
+ * "<command>[ json]\n" with command ports, fdb, stats or channels; the
+ * switch answers with the report and closes. Errors start with "error: "
+ * (text) or are an object {"error": "..."} (json).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -258,6 +258,44 @@ static void report_fdb(struct vs_switch *sw, struct sbuf *sb, bool json)
 		sb_printf(sb, "]}\n");
 }
 
+/* Open shortcut channels, each once; their frames are the guests' to count */
+static void report_channels(struct vs_switch *sw, struct sbuf *sb, bool json)
+{
+	struct vs_chan_info ci;
+	unsigned int i, k;
+	bool first = true;
+	char mac[2][18];
+
+	if (json)
+		sb_printf(sb, "{\"channels\":[");
+	else
+		sb_printf(sb, "%-5s %-17s %-5s %-17s %-6s %s\n", "PORT",
+			  "MAC", "PORT", "MAC", "AGE", "QUEUED");
+	for (i = 0; i < sw->nports; i++) {
+		struct vs_port *p = sw->ports[i];
+
+		for (k = 0; p && !p->dead && vs_chan_info(sw, p, k, &ci); k++) {
+			vs_mac_str(mac[0], ci.mac[0]);
+			vs_mac_str(mac[1], ci.mac[1]);
+			if (json)
+				sb_printf(sb, "%s{\"ports\":[%u,%u],\"macs\":[\"%s\",\"%s\"],"
+					  "\"age\":%llu,\"queued\":[%u,%u]}",
+					  first ? "" : ",", ci.port[0]->id,
+					  ci.port[1]->id, mac[0], mac[1],
+					  (unsigned long long)ci.age_s,
+					  ci.queued[0], ci.queued[1]);
+			else
+				sb_printf(sb, "%-5u %-17s %-5u %-17s %-6llu %u/%u\n",
+					  ci.port[0]->id, mac[0], ci.port[1]->id,
+					  mac[1], (unsigned long long)ci.age_s,
+					  ci.queued[0], ci.queued[1]);
+			first = false;
+		}
+	}
+	if (json)
+		sb_printf(sb, "]}\n");
+}
+
 static void report_stats(struct vs_switch *sw, struct sbuf *sb, bool json)
 {
 	bool first = true;
@@ -332,6 +370,8 @@ void vs_ctl_answer(struct vs_switch *sw, struct vs_ctl_conn *c)
 		report_fdb(sw, &sb, json);
 	else if (!strcmp(cmd, "stats"))
 		report_stats(sw, &sb, json);
+	else if (!strcmp(cmd, "channels"))
+		report_channels(sw, &sb, json);
 	else
 		goto bad;
 	if (!sb.oom)
@@ -345,7 +385,7 @@ bad:
 	if (json)
 		sb_printf(&sb, "{\"error\":\"unknown request\"}\n");
 	else
-		sb_printf(&sb, "error: unknown request, want ports|fdb|stats [json]\n");
+		sb_printf(&sb, "error: unknown request, want ports|fdb|stats|channels [json]\n");
 out:
 	c->out = sb.p;
 	c->outlen = sb.oom ? 0 : sb.len;
@@ -372,8 +412,33 @@ static void ctl_close(struct vs_ctl_conn *c)
 /*
  * The control socket shows every guest's path, pid and uid: besides its
  * own mode, only root, the switch's own user and members of --ctl-group
- * (the client's primary group) are answered.
+ * (as the client's primary group or a supplementary one) are answered.
  */
+/* Is @gid among the supplementary groups the client had at connect? */
+static bool ctl_peer_in_group(int fd, gid_t gid)
+{
+	gid_t some[64], *groups = some;
+	socklen_t len = sizeof(some);
+	bool in = false;
+	size_t i;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0) {
+		/* ERANGE: len now says how much the list takes */
+		if (errno != ERANGE)
+			return false;
+		groups = malloc(len);
+		if (!groups)
+			return false;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
+			len = 0;
+	}
+	for (i = 0; i < len / sizeof(gid_t) && !in; i++)
+		in = groups[i] == gid;
+	if (groups != some)
+		free(groups);
+	return in;
+}
+
 static bool ctl_allowed(const struct vs_switch *sw, int fd)
 {
 	struct ucred cred;
@@ -383,7 +448,10 @@ static bool ctl_allowed(const struct vs_switch *sw, int fd)
 		return false;
 	if (cred.uid == 0 || cred.uid == geteuid())
 		return true;
-	return sw->cfg.ctl_gid >= 0 && cred.gid == (gid_t)sw->cfg.ctl_gid;
+	if (sw->cfg.ctl_gid < 0)
+		return false;
+	return cred.gid == (gid_t)sw->cfg.ctl_gid ||
+	       ctl_peer_in_group(fd, sw->cfg.ctl_gid);
 }
 
 void vs_ctl_accept(struct vs_switch *sw)
@@ -517,19 +585,20 @@ int vs_ctl_client(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--json")) {
 			json = true;
 		} else if (!strcmp(argv[i], "ports") || !strcmp(argv[i], "fdb") ||
-			   !strcmp(argv[i], "stats")) {
+			   !strcmp(argv[i], "stats") ||
+			   !strcmp(argv[i], "channels")) {
 			if (cmd)
 				return ctl_usage("%s: only one command", argv[i]);
 			cmd = argv[i];
 		} else {
 			return ctl_usage("%s: unknown argument (want %s)",
-					 argv[i], "--ctl PATH ports|fdb|stats [--json]");
+					 argv[i], "--ctl PATH ports|fdb|stats|channels [--json]");
 		}
 	}
 	if (!path)
 		return ctl_usage("--ctl: missing (the switch's control socket)");
 	if (!cmd)
-		return ctl_usage("no command (ports, fdb or stats)");
+		return ctl_usage("no command (ports, fdb, stats or channels)");
 	if (vs_sockaddr_un(&sa, &len, path) < 0)
 		return ctl_usage("--ctl: path empty or too long");
 

@@ -35,7 +35,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: vecswitch --dgram PATH [--vnet PATH] [--stream PATH] [--seqpacket PATH]\n"
 "                 [--ctl PATH] [--tap IFNAME] [--hub] [options]\n"
-"       vecswitch ctl --ctl PATH ports|fdb|stats [--json]\n"
+"       vecswitch ctl --ctl PATH ports|fdb|stats|channels [--json]\n"
 "\n"
 "ports (at least one of):\n"
 "  --dgram PATH         datagram socket; each bound sender is a port, with\n"

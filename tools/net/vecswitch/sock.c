@@ -138,12 +138,14 @@ err:
 /*
  * Descriptors the switch may hold at once: its own (epoll, signals,
  * five sockets, diagnostics, io_uring, the spare, the standard three,
- * the control clients) and two per port (a dgram peer's pinned socket
- * file and its wake-up probe; one for a connection).
+ * the control clients), two per port (a dgram peer's pinned socket
+ * file and its wake-up probe; one for a connection) and one per shortcut
+ * channel (chan.c), of which two ports share each.
  */
 static unsigned long fds_needed(const struct vs_config *cfg)
 {
-	return 24 + VS_CTL_MAX_CONN + 2ul * cfg->max_ports;
+	return 24 + VS_CTL_MAX_CONN +
+	       (2ul + VS_CHAN_PORT_MAX / 2) * cfg->max_ports;
 }
 
 /*

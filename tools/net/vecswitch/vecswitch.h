@@ -224,7 +224,8 @@ struct vs_sw_stats {
 	uint64_t chan_opened;		/* shortcut channels handed out */
 	uint64_t chan_revoked;		/* and withdrawn */
 	uint64_t chan_failed;		/* offers a guest's socket refused */
-	uint64_t chan_full;		/* pairs left without: a port has its most */
+	uint64_t chan_full;		/* pairs left without: a port has its most,
+					 * or the two ports share one already */
 	uint64_t chan_unsent;		/* withdrawals a guest's socket refused */
 	/*
 	 * Frame accounting: every frame meant for a port, and the sent,
@@ -574,6 +575,14 @@ void vs_chan_seen(struct vs_switch *sw, struct vs_port *in, const uint8_t *src,
 void vs_chan_forget(struct vs_switch *sw, struct vs_port *p,
 		    const uint8_t *mac);
 bool vs_chan_holds(const struct vs_port *p, const uint8_t *mac);
+struct vs_chan_info {
+	const struct vs_port *port[2];
+	uint8_t mac[2][6];		/* mac[i] sits behind port[i] */
+	uint64_t age_s;
+	unsigned int queued[2];		/* memory waiting for port[i]'s guest */
+};
+bool vs_chan_info(const struct vs_switch *sw, const struct vs_port *p,
+		  unsigned int i, struct vs_chan_info *ci);
 void vs_chan_closed(struct vs_switch *sw, struct vs_port *p,
 		    const uint8_t *mac);
 

@@ -195,6 +195,12 @@ static int vecnet_fd_setup(struct vecnet_dev *vn,
 	struct vecnet_fd *vfd, *other;
 	int type;
 
+	if (!vecnet_user_fd_inherited(fd)) {
+		vecnet_err_set(err,
+			       "vec%u: option 'fd': descriptor %u is UML's own, not one the guest was started with",
+			       vn->cfg.index, fd);
+		return -EPERM;
+	}
 	type = vecnet_user_fd_socket(fd);
 	if (type < 0) {
 		vecnet_err_set(err, "vec%u: option 'fd': descriptor %u is %s (error %d)",

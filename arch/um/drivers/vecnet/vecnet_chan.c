@@ -144,6 +144,9 @@ refuse:
 			     vn->dev->name, mac, err);
 	if (fd >= 0)
 		vecnet_user_close(fd);
+	/* the switch would take the pair for joined until the other sends */
+	if (is_valid_ether_addr(mac) && !ether_addr_equal(mac, vn->dev->dev_addr))
+		vecnet_nego_unchan(vn, mac);
 }
 
 /* From NAPI, an UNCHAN message: the switch withdraws the channel */
@@ -220,19 +223,27 @@ void vecnet_chan_sent(struct vecnet_dev *vn, unsigned int idx)
 
 /*
  * From NAPI, a frame of @len bytes (header included) in @data read from
- * channel @c.  Returns false to drop it.
+ * channel @c.  Returns false to drop it.  It must come from the address
+ * the channel was opened for, untagged, and go to ours: the switch would
+ * have sent a frame for anyone else elsewhere.  A promiscuous device (a
+ * bridge port) may have addresses of its own behind it, unknown here:
+ * it takes any unicast destination.
  */
 bool vecnet_chan_frame_ok(const struct vecnet_chan *c, const u8 *data,
 			  unsigned int len)
 {
+	const struct net_device *dev = c->vn->dev;
 	const struct ethhdr *eth;
 
 	if (len < sizeof(struct virtio_net_hdr) + ETH_HLEN)
 		return false;
 	eth = (const struct ethhdr *)(data + sizeof(struct virtio_net_hdr));
-	return ether_addr_equal(eth->h_source, c->mac) &&
-	       !is_multicast_ether_addr(eth->h_dest) &&
-	       eth->h_proto != htons(ETH_P_8021Q);
+	if (!ether_addr_equal(eth->h_source, c->mac) ||
+	    is_multicast_ether_addr(eth->h_dest) ||
+	    eth->h_proto == htons(ETH_P_8021Q))
+		return false;
+	return (READ_ONCE(dev->flags) & IFF_PROMISC) ||
+	       ether_addr_equal(eth->h_dest, dev->dev_addr);
 }
 
 static irqreturn_t vecnet_chan_interrupt(int irq, void *data)
@@ -269,8 +280,9 @@ static void vecnet_chan_work(struct work_struct *work)
 			vecnet_count_tx(vn, chan_opened);
 			netdev_dbg(vn->dev, "shortcut channel to %pM\n", c->mac);
 		} else if (c->state == VECNET_CHAN_PENDING) {
+			/* no interrupt left: the switch keeps the pair */
 			vecnet_count_tx(vn, chan_refused);
-			vecnet_chan_kill(vn, i);
+			vecnet_chan_drop(vn, i, true);
 		}
 		spin_unlock_bh(&vn->tx.lock);
 		/* frames that came before the interrupt raise no edge */

@@ -574,10 +574,10 @@ static void vecnet_tx_pop(struct vecnet_dev *vn, bool sent)
 	struct sk_buff *skb = tx->skbs[tx->head];
 
 	tx->skbs[tx->head] = NULL;
-	tx->head = (tx->head + 1) % vn->depth;
-	tx->count--;
 	if (tx->chan)
 		tx->chan[tx->head] = VECNET_CHAN_NONE;
+	tx->head = (tx->head + 1) % vn->depth;
+	tx->count--;
 	/* the driver's own messages (no device: not from the stack) */
 	if (unlikely(!skb->dev)) {
 		dev_kfree_skb_any(skb);
@@ -802,8 +802,9 @@ static netdev_tx_t vecnet_xmit(struct sk_buff *skb, struct net_device *dev)
 	skb_orphan(skb);
 	tx->skbs[slot] = skb;
 	vecnet_tx_slot(vn, slot, skb, hdr);
-	if (vn->nchan && hdr)
-		tx->chan[slot] = vecnet_chan_pick(vn, skb);
+	if (tx->chan)
+		tx->chan[slot] = vn->nchan && hdr ? vecnet_chan_pick(vn, skb) :
+						    VECNET_CHAN_NONE;
 	tx->count++;
 	skb_tx_timestamp(skb);
 
@@ -1234,6 +1235,9 @@ static int vecnet_open(struct net_device *dev)
 	if (err)
 		goto err_napi;
 
+	/* nothing fails from here on: the link works may run (vecnet_stop) */
+	enable_delayed_work(&vn->link_work);
+	enable_delayed_work(&vn->announce_work);
 	vn->nego_tries = 0;
 	if (peer_there)
 		vecnet_nego_start(vn);
@@ -1267,15 +1271,18 @@ static int vecnet_stop(struct net_device *dev)
 {
 	struct vecnet_dev *vn = netdev_priv(dev);
 
-	/* first the link work, which may replace the descriptor */
-	cancel_delayed_work_sync(&vn->link_work);
-	cancel_delayed_work_sync(&vn->announce_work);
-	vn->announce_waits = 0;
+	/*
+	 * First the link work, which may replace the descriptor and so
+	 * must not run once NAPI is off.  Disabled, not only cancelled: a
+	 * peer lost in NAPI's last receive would queue it again.  It may
+	 * have queued the announcement, disabled once NAPI is off too.
+	 */
+	disable_delayed_work_sync(&vn->link_work);
 	netif_tx_disable(dev);
 	vecnet_irqs_free(vn);
 	napi_disable(&vn->napi);
-	/* a peer lost in the last receive may have queued it again */
-	cancel_delayed_work_sync(&vn->link_work);
+	disable_delayed_work_sync(&vn->announce_work);
+	vn->announce_waits = 0;
 	hrtimer_cancel(&vn->tx_timer);
 	hrtimer_cancel(&vn->retry_timer);
 	vecnet_chan_close_all(vn);
@@ -1443,6 +1450,9 @@ static void vecnet_dev_init(struct net_device *dev,
 		      CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	INIT_DELAYED_WORK(&vn->link_work, vecnet_link_work);
 	INIT_DELAYED_WORK(&vn->announce_work, vecnet_announce_work);
+	/* enabled while the device is up (vecnet_open, vecnet_stop) */
+	disable_delayed_work(&vn->link_work);
+	disable_delayed_work(&vn->announce_work);
 	vecnet_chan_init(vn);
 	vn->rx_fd_in = -1;
 

@@ -313,6 +313,37 @@ out_close:
 }
 
 /*
+ * The descriptors the guest's process was started with, noted before
+ * UML opens any of its own (a constructor runs before main): fd= may
+ * name one of these only, never UML's own, such as its mconsole socket
+ * or another device's socket.  Descriptors from 4096 up are not noted.
+ */
+#define VECNET_FDS_NOTED	4096
+#define VECNET_FD_BITS		(8 * sizeof(unsigned long))
+static unsigned long vecnet_fds_inherited[VECNET_FDS_NOTED / VECNET_FD_BITS];
+
+static void __attribute__((constructor)) vecnet_user_note_fds(void)
+{
+	int fd;
+
+	for (fd = 0; fd < VECNET_FDS_NOTED; fd++)
+		if (fcntl(fd, F_GETFD) >= 0)
+			vecnet_fds_inherited[fd / VECNET_FD_BITS] |=
+				1UL << (fd % VECNET_FD_BITS);
+}
+
+/* 1: @fd is one the process was started with; 0: UML's; -EBADF: not open */
+int vecnet_user_fd_inherited(int fd)
+{
+	if (fcntl(fd, F_GETFD) < 0)
+		return -errno;
+	if (fd >= VECNET_FDS_NOTED)
+		return 0;
+	return !!(vecnet_fds_inherited[fd / VECNET_FD_BITS] &
+		  (1UL << (fd % VECNET_FD_BITS)));
+}
+
+/*
  * An inherited descriptor for the fd transport: it must be a socket.
  * Made non-blocking; returns its SO_TYPE.
  */

@@ -19,6 +19,7 @@ int vecnet_user_unix_peer_closed(int fd);
 /* @local and @peer may be NULL */
 int vecnet_user_unix_seqpacket(const char *local, const char *peer);
 /* Returns the socket's SO_TYPE */
+int vecnet_user_fd_inherited(int fd);
 int vecnet_user_fd_socket(int fd);
 int vecnet_user_inet_socket(int family, int type, int proto,
 			    const void *addr, int len);

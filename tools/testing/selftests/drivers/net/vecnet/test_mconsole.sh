@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Devices come and go at run time through mconsole: "config vecN=..."
-# adds one (a bad one is refused with the reason), "remove vecN" takes
-# it away, and its automatically named socket under the uml_dir goes
-# with it.
+# adds one (a bad one is refused with the reason; fd= naming one of
+# UML's own descriptors is refused), "remove vecN" takes it away, and
+# its automatically named socket under the uml_dir goes with it.
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd uml_mconsole ethtool
@@ -61,6 +61,18 @@ check_err $? "guest did not see vec1: $(tail -n 2 "$out")"
 auto=$(echo "$TEST_TMP"/mc/uml/*/vec1.sock)
 wait_for 5 test -S "$auto"
 check_err $? "no socket $auto while vec1 is up"
+
+# fd= names only descriptors the guest was started with: not UML's own
+# sockets (its mconsole socket, vec1's), whichever numbers they have
+taken="" own=0
+for fd in $(seq 3 64); do
+	reply=$(mc config "vec2=transport=fd,fd=$fd")
+	[[ $reply == OK* ]] && taken+=" $fd"
+	[[ $reply == *"descriptor $fd is UML's own"* ]] && own=$((own + 1))
+done
+echo "# fd=3..64: refused as UML's own: $own"
+[ -z "$taken" ] && [ "$own" -ge 2 ]
+check_err $? "fd= took UML's own descriptors:$taken ($own refused as UML's own)"
 
 reply=$(mc remove vec1)
 [[ $reply == OK* ]]

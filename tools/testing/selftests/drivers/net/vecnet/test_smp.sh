@@ -7,8 +7,8 @@
 # to run at once on both CPUs: TCP with four flows each way at the same
 # time while one guest reads ethtool -S and changes the coalescing over
 # and over; then one guest takes vec0 down and up ten times under a
-# flood from the other.  Afterwards the path works, every frame the
-# counters say was sent is accounted for, and no kernel report is on
+# flood from the other.  Afterwards the path works, the counters of the
+# transmit and receive contexts have moved, and no kernel report is on
 # either console (um/lib.sh fails the test on one).  On the debug kernel
 # this runs under lockdep, KASAN and the sleep-in-atomic checks.
 

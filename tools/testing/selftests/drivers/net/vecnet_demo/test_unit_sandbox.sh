@@ -3,7 +3,8 @@
 #
 # The example unit's sandbox, with guests where users put them.  systemd
 # is not the init here, so the switch runs under what the unit's
-# settings do, made with unshare: PrivateTmp (a /tmp of its own),
+# settings do, made with unshare: PrivateTmp (a /tmp of its own, also
+# whenever DynamicUser is on, which implies it for good),
 # ProtectHome (home directories hidden, or read-only), PrivateNetwork (a
 # network namespace of its own).  Two guests bind their sockets where
 # guests do: one under /tmp (as scripts/vecnet-guest does), one in a home
@@ -22,12 +23,19 @@ unit_get() { sed -n "s/^$1=//p" "$unit" | tail -n 1; }
 # What the sandbox does, as mounts in a mount namespace of the switch's
 sandbox=()
 mounts=""
-case $(unit_get PrivateTmp) in
+# DynamicUser=yes implies PrivateTmp=yes and ProtectHome=read-only,
+# whatever the unit says of them (systemd.exec(5))
+private_tmp=$(unit_get PrivateTmp)
+protect_home=$(unit_get ProtectHome)
+case $(unit_get DynamicUser) in
+yes|true|1) private_tmp=yes; [ "$protect_home" = yes ] || protect_home=read-only ;;
+esac
+case $private_tmp in
 yes|true|1) mounts+="mount -t tmpfs vecnet-tmp /tmp && mount -t tmpfs vecnet-tmp /var/tmp && " ;;
 esac
 for d in /home /root /run/user; do
 	[ -d "$d" ] || continue
-	case $(unit_get ProtectHome) in
+	case $protect_home in
 	yes|true|1) mounts+="mount -t tmpfs -o mode=0755 vecnet-home $d && " ;;
 	read-only) mounts+="mount --bind $d $d && mount -o remount,bind,ro $d && " ;;
 	tmpfs) mounts+="mount -t tmpfs -o mode=0755 vecnet-home $d && " ;;

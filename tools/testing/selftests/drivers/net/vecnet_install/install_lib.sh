@@ -5,34 +5,44 @@
 
 # shellcheck disable=SC2154  # RET, TEST_TMP and helpers from um/lib.sh
 
-# hider_start NS GROUP: a process in network namespace NS and in a
+# hider_start NS GROUP UID: a process in network namespace NS and in a
 # mount namespace of its own in which the source tree and the build
 # directory are empty and /run is a fresh tmpfs with /run/vecswitch as
-# the unit's RuntimeDirectory= would make it for the switch's user
-# (65534) and GROUP; its pid goes into HIDER for in_hider.  What runs
+# the unit's RuntimeDirectory= would make it for the switch's user UID
+# and GROUP; its pid goes into HIDER for in_hider.  What runs
 # there finds nothing of this tree: only what was installed.
 hider_start() {
-	local ns=$1 grp=$2
+	local ns=$1 grp=$2 uid=$3
 
 	# shellcheck disable=SC2016  # expanded by that sh
 	ip netns exec "$ns" unshare -m --propagation private sh -c '
 		mount -t tmpfs tmpfs "$2" && mount -t tmpfs tmpfs "$1" &&
 		mount -t tmpfs -o mode=0755 tmpfs /run &&
-		mkdir -m 0750 /run/vecswitch && chown "65534:$3" /run/vecswitch &&
+		mkdir -m 0750 /run/vecswitch && chown "$4:$3" /run/vecswitch &&
 		touch /run/.vecnet-hidden && exec sleep 900' \
-		sh "$VECNET_SRC" "$VECNET_BUILD" "$grp" >/dev/null 2>&1 &
+		sh "$VECNET_SRC" "$VECNET_BUILD" "$grp" "$uid" >/dev/null 2>&1 &
 	HIDER=$!
 	on_exit "kill $HIDER 2>/dev/null"
 	wait_for 10 nsenter -t "$HIDER" -m test -e /run/.vecnet-hidden
 }
 
+# unit_user UNIT: the uid the switch of UNIT runs as: its User= where
+# that user exists (the package makes it), else 65534 standing in for it
+unit_user() {
+	local u
+
+	u=$(sed -n 's/^User=//p' "$1" | tail -n 1)
+	[ -n "$u" ] && id -u "$u" 2>/dev/null && return
+	echo 65534
+}
+
 # unit_switch PID UNIT GROUP: start the ExecStart= command line of UNIT
-# in the hider PID as the unit would: an unprivileged user (65534) with
-# GROUP as supplementary group, no capabilities, umask 0007.  GROUP
-# stands in for the unit's --group where that group does not exist.
-# Its standard error goes to $TEST_TMP/switch.log.
+# in the hider PID as the unit would: as unit_user with GROUP as its
+# group, no capabilities, umask 0007.  GROUP stands in for the unit's
+# --group where that group does not exist.  Its standard error goes to
+# $TEST_TMP/switch.log.
 unit_switch() {
-	local pid=$1 unit=$2 grp=$3 cmd i
+	local pid=$1 unit=$2 grp=$3 cmd i gid uid
 
 	read -ra cmd < <(sed -n '/^ExecStart=/,/[^\\]$/p' "$unit" |
 		sed 's/^ExecStart=//; s/\\$//' | tr '\n\t' '  ')
@@ -40,7 +50,9 @@ unit_switch() {
 		[ "${cmd[$i]}" = --group ] && cmd[i + 1]=$grp
 	done
 	echo "${cmd[*]}" >"$TEST_TMP/switch.cmd"
-	nsenter -t "$pid" -m -n -- setpriv --reuid=65534 --regid=65534 --groups="$(getent group "$grp" | cut -d: -f3)" \
+	uid=$(unit_user "$unit")
+	gid=$(getent group "$grp" | cut -d: -f3)
+	nsenter -t "$pid" -m -n -- setpriv --reuid="$uid" --regid="$gid" --clear-groups \
 		--inh-caps=-all --bounding-set=-all -- \
 		sh -c 'umask 0007 && exec "$@"' sh "${cmd[@]}" 2>"$TEST_TMP/switch.log" &
 	on_exit "kill $! 2>/dev/null"

@@ -5,12 +5,12 @@
 # tree, lintian reports no error on them (it takes a few seconds), and
 # they install with apt-get from the files alone and purge cleanly.
 # Installed: the programs, man pages and unit are where Debian wants
-# them, the group vecnet exists, the unit passes systemd-analyze verify,
-# its ExecStart= command line runs as an unprivileged user in that group
+# them, the group vecnet and the user vecswitch exist, the unit passes systemd-analyze verify,
+# its ExecStart= command line runs as that user
 # (where systemd is not PID 1 to start it), and two guests from the
 # installed vecnet-guest ping each other through it, with the source
-# tree and build/ hidden.  The machine's packages and groups are as
-# before afterwards.
+# tree and build/ hidden.  The machine's packages, users and groups are
+# as before afterwards.
 
 here=$(dirname "$(readlink -f "$0")")
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
@@ -38,11 +38,13 @@ echo "# lintian took $((SECONDS - start)) s"
 ! grep -q '^E: ' <<<"$lint"
 check_err $? "lintian errors: $(grep '^E: ' <<<"$lint")"
 
-had_group=0
+had_group=0 had_user=0
 getent group vecnet >/dev/null && had_group=1
+getent passwd vecswitch >/dev/null && had_user=1
 # shellcheck disable=SC2317  # invoked through on_exit
 restore() {
 	dpkg -P vecswitch vecnet-uml >/dev/null 2>&1
+	[ "$had_user" = 1 ] || userdel vecswitch 2>/dev/null
 	[ "$had_group" = 1 ] || groupdel vecnet 2>/dev/null
 	true
 }
@@ -63,13 +65,15 @@ done
 check_err $? "the installed versions differ"
 getent group vecnet >/dev/null
 check_err $? "the package did not create the group vecnet"
+[ "$(id -gn vecswitch 2>/dev/null)" = vecnet ]
+check_err $? "the package did not create the user vecswitch in the group vecnet"
 unit=/lib/systemd/system/vecswitch.service
 out=$(systemd-analyze verify "$unit" 2>&1)
 [ -z "$out" ]
 check_err $? "systemd-analyze verify $unit: $out"
 
 ns=$(netns_add deb)
-hider_start "$ns" vecnet
+hider_start "$ns" vecnet "$(unit_user "$unit")"
 check_err $? "could not set up the namespaces"
 if [ -d /run/systemd/system ]; then
 	echo "# systemd runs here, but the test stays off the machine's services"

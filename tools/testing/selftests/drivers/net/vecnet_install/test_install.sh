@@ -97,7 +97,8 @@ check_err $? "systemd-analyze verify of the installed unit: $out"
 grp=vecnet
 getent group vecnet >/dev/null || grp=nogroup
 ns=$(netns_add install)
-hider_start "$ns" "$grp"
+user=$(unit_user "$unit")
+hider_start "$ns" "$grp" "$user"
 check_err $? "could not set up the namespaces"
 hider=$HIDER
 in_hider "$hider" test ! -e "$VECNET_BUILD/vmlinux"
@@ -109,8 +110,9 @@ check_err $? "ExecStart runs: $(cat "$TEST_TMP/switch.cmd")"
 wait_for 10 in_hider "$hider" test -S /run/vecswitch/switch.sock
 check_err $? "the unit's command line did not start: $(tail -n 3 "$TEST_TMP/switch.log")"
 mode=$(in_hider "$hider" stat -c '%a %U %G' /run/vecswitch/switch.sock)
-[ "$mode" = "660 nobody $grp" ]
-check_err $? "the switch's socket is '$mode', not '660 nobody $grp'"
+want="660 $(id -nu "$user") $grp"
+[ "$mode" = "$want" ]
+check_err $? "the switch's socket is '$mode', not '$want'"
 
 guest_pair_ping "$hider" "$prefix/bin/vecnet-guest" /run/vecswitch/switch.sock inst
 

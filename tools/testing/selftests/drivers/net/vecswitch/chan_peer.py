@@ -9,7 +9,8 @@ agrees to virtio-net headers, and then tries the guest: descriptors
 forced on it with ordinary frames must not stay open in it, CHAN
 messages without a descriptor or for a bad address are refused, a real
 channel carries the guest's frames for its address and only frames from
-that address into the guest, and UNCHAN closes it.  The guest is driven
+that address into the guest, and UNCHAN closes it.  The peer's
+DATA_VALID flag is not taken for a checked checksum.  The guest is driven
 through uml-exec.  Prints "# ..." lines; exits 1 naming each failure.
 """
 
@@ -122,6 +123,45 @@ if recv_until(sw, lambda d: d[:4] == MAGIC and d[5] == MODE, 10) is None:
 # its carrier and the agreement settle
 wait_stat("nego_agreed", 1)
 
+# A frame whose header says its checksum was checked (DATA_VALID) comes
+# from this peer, not the host's kernel: the guest must check it itself.
+# A UDP datagram with a wrong checksum is then an error, not a datagram
+# for a closed port.
+def udp_stats():
+    _, out = guest("cat", "/proc/net/snmp")
+    rows = [line.split()[1:] for line in out.splitlines()
+            if line.startswith("Udp:")]
+    return dict(zip(rows[0], map(int, rows[1]))) if len(rows) == 2 else {}
+
+
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    total = sum(struct.unpack(f"!{len(data) // 2}H", data))
+    while total >> 16:
+        total = (total & 0xffff) + (total >> 16)
+    return ~total & 0xffff
+
+
+peer_ip4 = socket.inet_aton(guest_ip.rsplit(".", 1)[0] + ".99")
+udp = struct.pack("!HHHH", 40000, 9, 8 + 18, 0x1234) + bytes(18)
+ip4 = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 1, 0, 64, 17, 0,
+                  peer_ip4, socket.inet_aton(guest_ip))
+ip4 = ip4[:10] + struct.pack("!H", csum(ip4)) + ip4[12:]
+before = udp_stats()
+# flags: VIRTIO_NET_HDR_F_DATA_VALID
+sw.sendto(b"\x02" + bytes(9) + gmac + PEER_MAC + b"\x08\x00" + ip4 + udp, addr)
+end = time.time() + 10
+after = udp_stats()
+while time.time() < end and after.get("InCsumErrors", 0) <= before.get("InCsumErrors", 0):
+    time.sleep(0.2)
+    after = udp_stats()
+print(f"# a bad UDP checksum marked DATA_VALID: InCsumErrors "
+      f"{before.get('InCsumErrors')} -> {after.get('InCsumErrors')}, NoPorts "
+      f"{before.get('NoPorts')} -> {after.get('NoPorts')}")
+if after.get("InCsumErrors", 0) != before.get("InCsumErrors", 0) + 1:
+    fail("the guest took the peer's DATA_VALID for a checked checksum")
+
 # Descriptors forced on the guest with frames, and CHAN with none
 before = open_fds(pid)
 for _ in range(40):
@@ -142,6 +182,13 @@ print(f"# CHAN without a descriptor, for broadcast, for itself, with a pipe: "
       f"{refused} refused")
 if refused < 4:
     fail(f"only {refused} of 4 bad offers refused")
+# refusals of an address the switch could pair are said, so that it
+# does not take the pair for joined
+told = set()
+recv_until(sw, lambda d: len(d) == 12 and d[:4] == MAGIC and d[5] == UNCHAN
+           and (told.add(d[6:12]) or told >= {PEER_MAC, OTHER_MAC}), 5)
+if not told >= {PEER_MAC, OTHER_MAC}:
+    fail(f"the guest said UNCHAN for {sorted(m.hex(':') for m in told)} only")
 time.sleep(0.5)
 grown = open_fds(pid) - before
 print(f"# the guest's open descriptors after 40 forced ones and 4 bad offers: "
@@ -167,21 +214,23 @@ else:
     if got[16:22] != gmac:
         fail("the channel's frame has another source than the guest")
 
-# Into the guest: only frames from PEER_MAC, untagged, unicast, whole
+# Into the guest: only frames from PEER_MAC to its own address,
+# untagged, whole
 good0, bad0 = xstats().get("rx_chan_frames", 0), xstats().get("rx_chan_bad", 0)
 a.send(frame(PEER_MAC, gmac))
 a.send(frame(OTHER_MAC, gmac))
+a.send(frame(PEER_MAC, OTHER_MAC))
 a.send(frame(PEER_MAC, b"\xff" * 6))
 a.send(frame(PEER_MAC, gmac, b"\x81\x00", b"\x00\x05\x08\x00" + bytes(42)))
 a.send(b"\x00" * 12)
 a.send(msg(UNCHAN, PEER_MAC))
-bad = wait_stat("rx_chan_bad", bad0 + 5) - bad0
+bad = wait_stat("rx_chan_bad", bad0 + 6) - bad0
 good = xstats().get("rx_chan_frames", 0) - good0
 print(f"# into the guest through the channel: {good} datagrams, {bad} refused")
-if bad != 5:
-    fail(f"{bad} of 5 bad datagrams on the channel refused")
-if good != 6:
-    fail(f"the guest read {good} of the 6 datagrams sent on the channel")
+if bad != 6:
+    fail(f"{bad} of 6 bad datagrams on the channel refused")
+if good != 7:
+    fail(f"the guest read {good} of the 7 datagrams sent on the channel")
 
 # UNCHAN: the guest closes its end, and sends for PEER_MAC to the switch
 sw.sendto(msg(UNCHAN, PEER_MAC), addr)

@@ -53,7 +53,9 @@ echo "# a -> b: $(iperf_mbps "$TEST_TMP/ab.json") Mbit/s; a sent $tx frames into
 check_err $? "the switch opened no channel"
 [ "${tx:-0}" -gt 1000 ] && [ "${rx:-0}" -gt 1000 ]
 check_err $? "the flow did not take the channel (a sent $tx, b read $rx)"
-[ "$frames" -lt 100 ]
+# the channel is open before the flow (the pings above): what the switch
+# still sees of a is an odd broadcast, not the flow's frames
+[ "$frames" -lt 20 ]
 check_err $? "the switch still forwarded $frames frames of a's flow"
 [ "$(guest_xstat b rx_chan_bad)" = 0 ]
 check_err $? "b refused $(guest_xstat b rx_chan_bad) frames of a's channel"

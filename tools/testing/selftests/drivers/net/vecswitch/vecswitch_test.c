@@ -968,11 +968,12 @@ static int connect_as(const char *path, uid_t uid)
 }
 
 /*
- * A child becomes uid/gid and asks the control socket for its ports:
+ * A child becomes uid/gid, with supp as its one supplementary group unless
+ * it is 0, and asks the control socket for its ports:
  * 0 when it got an answer, 1 when the switch closed without one, 12 when
  * it could not connect at all.
  */
-static int ctl_as(const struct vsw *s, uid_t uid, gid_t gid)
+static int ctl_as(const struct vsw *s, uid_t uid, gid_t gid, gid_t supp)
 {
 	char buf[1024];
 	int status;
@@ -985,7 +986,8 @@ static int ctl_as(const struct vsw *s, uid_t uid, gid_t gid)
 		int fd;
 		ssize_t n;
 
-		if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 ||
+		if (setgroups(supp ? 1 : 0, &supp) < 0 ||
+		    setresgid(gid, gid, gid) < 0 ||
 		    setresuid(uid, uid, uid) < 0)
 			_exit(13);
 		fd = vsw_connect(s->ctl, SOCK_STREAM);
@@ -1017,19 +1019,23 @@ TEST_F(vsw, ctl_access)
 	EXPECT_EQ(0600, st.st_mode & 0777);
 	ASSERT_EQ(0, chmod(self->s.dir, 0711));
 	/* uid 65534 cannot even connect: the file is root's alone */
-	EXPECT_EQ(12, ctl_as(&self->s, 65534, 65534));
+	EXPECT_EQ(12, ctl_as(&self->s, 65534, 65534, 0));
 	ASSERT_EQ(0, vsw_stop(&self->s));
 	vsw_rmdir(&self->s);
 
 	/* open to all by its mode: still only root and the group answered */
 	START("--ctl-mode", "0666", "--ctl-group", "4343");
 	ASSERT_EQ(0, chmod(self->s.dir, 0711));
-	EXPECT_EQ(1, ctl_as(&self->s, 65534, 65534));
+	EXPECT_EQ(1, ctl_as(&self->s, 65534, 65534, 0));
 	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "ctl_refused") < 1);
 	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "ctl_refused"));
-	EXPECT_EQ(0, ctl_as(&self->s, 65534, 4343));
+	/* the group as primary group, and as one of several */
+	EXPECT_EQ(0, ctl_as(&self->s, 65534, 4343, 0));
+	EXPECT_EQ(0, ctl_as(&self->s, 65534, 65534, 4343));
+	EXPECT_EQ(1, ctl_as(&self->s, 65534, 65534, 4344));
 	EXPECT_LT(0, vsw_ctl(&self->s, "ports\n", buf, sizeof(buf)));
-	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "ctl_refused"));
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "ctl_refused") < 2);
+	EXPECT_EQ(2, vsw_stat(&self->s, NULL, "ctl_refused"));
 }
 
 TEST_F(vsw, allow_uid)
@@ -1773,6 +1779,115 @@ TEST_F(vsw, nego_bad)
 	EXPECT_EQ(0x6402u, vsw_tag(self->buf));
 }
 
+#define NEGO_CHAN	3
+
+/*
+ * The descriptor of the CHAN for @mac that the switch sends guest @fd,
+ * reading past frames and other messages; -1 when none came
+ */
+static int recv_chan(int fd, const uint8_t *mac)
+{
+	uint64_t deadline = vsw_now_ms() + VSW_WAIT_MS;
+	union {
+		struct cmsghdr cm;
+		uint8_t buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	uint8_t m[2048];
+	struct iovec iov = { .iov_base = m, .iov_len = sizeof(m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int cfd;
+	ssize_t n;
+
+	while (vsw_now_ms() < deadline) {
+		if (poll(&pfd, 1, (int)(deadline - vsw_now_ms())) != 1)
+			return -1;
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = sizeof(ctl.buf);
+		n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (n != 12 || memcmp(m, "VECN", 4) || m[5] != NEGO_CHAN ||
+		    mh.msg_controllen < CMSG_LEN(sizeof(int)))
+			continue;
+		memcpy(&cfd, CMSG_DATA(&ctl.cm), sizeof(int));
+		if (!memcmp(m + 6, mac, 6))
+			return cfd;
+		close(cfd);
+	}
+	return -1;
+}
+
+/*
+ * A channel the switch withdraws is closed to both guests even when
+ * neither reads the UNCHAN: the switch shuts its end down.  And two
+ * ports share one channel at most, whatever addresses they use.
+ */
+TEST_F(vsw, chan_withdrawn)
+{
+	uint8_t m[16], other[6];
+	char mac[18], text[1024], *line;
+	unsigned int q0, q1;
+	int c0, c1, i;
+
+	START();
+	join(_metadata, self, 3);
+	for (i = 0; i < 2; i++) {
+		/* headers and channels (bit 1) */
+		ASSERT_EQ(0, vsw_send_raw(&self->s, G(i)->fd, m,
+					  nego_msg(m, NEGO_HELLO, 3)));
+		ASSERT_TRUE(got_mode(G(i)->fd));
+		ASSERT_EQ(0, vsw_send_raw(&self->s, G(i)->fd, m,
+					  nego_msg(m, NEGO_MODE, 1)));
+	}
+	ASSERT_EQ(0, send_vnet(&self->s, G(0), G(1)->mac, 0x7100, 100));
+	c0 = recv_chan(G(0)->fd, G(1)->mac);
+	c1 = recv_chan(G(1)->fd, G(0)->mac);
+	ASSERT_LE(0, c0);
+	ASSERT_LE(0, c1);
+	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "chan_opened"));
+	EXPECT_EQ(4, send(c0, "ping", 4, MSG_DONTWAIT | MSG_NOSIGNAL));
+	/* ctl channels lists it once, with what waits for G1 to read */
+	ASSERT_LT(0, vsw_ctl(&self->s, "channels\n", text, sizeof(text)));
+	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x",
+		 G(1)->mac[0], G(1)->mac[1], G(1)->mac[2], G(1)->mac[3],
+		 G(1)->mac[4], G(1)->mac[5]);
+	EXPECT_NE(NULL, strstr(text, mac)) TH_LOG("%s", text);
+	line = strchr(text, '\n');
+	ASSERT_NE(NULL, line);
+	EXPECT_EQ(2, sscanf(line + 1, "%*u %*s %*u %*s %*u %u/%u", &q0, &q1));
+	EXPECT_EQ(0u, q0);
+	EXPECT_LT(0u, q1);
+	for (i = 0, line = text; (line = strchr(line, '\n')); line++)
+		i++;
+	EXPECT_EQ(2, i) TH_LOG("%s", text);	/* a heading and one channel */
+
+	/* G0 from a second address: no second channel between the two */
+	memcpy(other, G(0)->mac, 6);
+	other[5] ^= 0x40;
+	memcpy(G(0)->mac, other, 6);
+	ASSERT_EQ(0, send_vnet(&self->s, G(0), G(1)->mac, 0x7101, 100));
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "chan_full") < 1);
+	EXPECT_LE(1, vsw_stat(&self->s, NULL, "chan_full"));
+	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "chan_opened"));
+	other[5] ^= 0x40;
+	memcpy(G(0)->mac, other, 6);
+
+	/* G1's address moves to G2: neither end can send any more */
+	memcpy(G(2)->mac, G(1)->mac, 6);
+	ASSERT_EQ(0, vsw_send(&self->s, G(2), vsw_bcast, 0x7102, 100));
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "chan_revoked") < 1);
+	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "chan_revoked"));
+	errno = 0;
+	EXPECT_EQ(-1, send(c0, "ping", 4, MSG_DONTWAIT | MSG_NOSIGNAL));
+	EXPECT_EQ(EPIPE, errno);
+	errno = 0;
+	EXPECT_EQ(-1, send(c1, "ping", 4, MSG_DONTWAIT | MSG_NOSIGNAL));
+	EXPECT_EQ(EPIPE, errno);
+	ASSERT_LT(0, vsw_ctl(&self->s, "channels\n", text, sizeof(text)));
+	EXPECT_EQ(NULL, strstr(text, mac)) TH_LOG("%s", text);
+	close(c0);
+	close(c1);
+}
+
 /* ---- port names in the control socket's output ---------------------------- */
 
 /* The switch's log has a line with @text */
@@ -1906,7 +2021,8 @@ TEST(nofile_limit_too_small)
  */
 TEST_F(vsw, many_clients_no_spin)
 {
-	struct rlimit rl = { .rlim_cur = 64, .rlim_max = 64 };
+	/* what 8 ports need (fds_needed in sock.c, 80), and some to spare */
+	struct rlimit rl = { .rlim_cur = 96, .rlim_max = 96 };
 	int fd[30], i, n = 0;
 	long long t0, t1;
 	char c;
