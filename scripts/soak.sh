@@ -81,6 +81,8 @@ exec_in g1 iperf3 -c 198.18.10.2 -t "$secs" -i 10 -J >"$work/f1.json" &
 f1=$!
 exec_in g3 iperf3 -c 198.18.10.4 -t "$secs" -i 10 -J >"$work/f2.json" &
 f2=$!
+# an early end must not wait for the flows' own time-out
+on_exit "kill_job $f1; kill_job $f2"
 start=$SECONDS
 rss_warm=
 while kill -0 "$f1" 2>/dev/null || kill -0 "$f2" 2>/dev/null; do

@@ -30,8 +30,8 @@ flood_once() {
 	shift
 	netns_fresh
 	rm -rf "${work:?}"/*
-	start_switch "$ns" "$work/sw.sock" "$@"
-	guest_bg b "$ours" $((secs + 90)) \
+	bench_switch "$ns" --dgram "$work/sw.sock" "$@"
+	bench_guest b "$ours" $((secs + 90)) \
 		"ip addr add 198.18.1.2/24 dev vec0 && ip link set vec0 up && touch ready &&
 		 sleep $((secs + 60))" -a "vec0:$opts"
 	if [ "$v" = flood ]; then
@@ -52,7 +52,7 @@ PY
 		flooder=$!
 		pids+=("$flooder")
 	fi
-	guest_bg a "$ours" $((secs + 90)) \
+	bench_guest a "$ours" $((secs + 90)) \
 		"ip addr add 198.18.1.1/24 dev vec0 && ip link set vec0 up &&
 		 for i in \$(seq 300); do [ -e $work/b/ready ] && break; sleep 0.1; done &&
 		 ping -c 3 -W 2 198.18.1.2 >/dev/null;

@@ -143,8 +143,20 @@ start_switch() {
 	# (no LD_PRELOAD: the kselftest runner's stdbuf upsets the ASan build)
 	ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" "$@" 2>>"$TEST_TMP/switch.log" &
 	SWITCH_PID=$!
-	on_exit "kill $SWITCH_PID 2>/dev/null"
+	on_exit "kill_job $SWITCH_PID"
 	wait_for 10 test -S "${ctl:-$first}"
+}
+
+# kill_job PID: kill PID if it is still a job of this shell; once reaped,
+# its number may be another process's
+# shellcheck disable=SC2317  # run by the cleanup hooks
+kill_job() {
+	local j
+
+	for j in $(jobs -p); do
+		[ "$j" = "$1" ] && kill "$1" 2>/dev/null
+	done
+	return 0
 }
 
 # switch_at NS SOCK CTL [FLAGS...]: start_switch on the datagram socket
@@ -158,10 +170,18 @@ switch_at() {
 	start_switch "$ns" --dgram "$sock" --ctl "$ctl" "$@" && wait_for 5 test -S "$sock"
 }
 
-# stop_switch: the switch start_switch started last, killed and reaped
+# stop_switch: the switch start_switch started last, sent SIGTERM and
+# reaped; its exit status, or 124 when it had not gone 10 s later (it
+# is then killed)
 # shellcheck disable=SC2317  # run by the cleanup hooks too
 stop_switch() {
-	kill "$SWITCH_PID" 2>/dev/null && wait "$SWITCH_PID"
+	kill "$SWITCH_PID" 2>/dev/null || return 1
+	if ! timeout 10 tail --pid="$SWITCH_PID" -f /dev/null; then
+		kill -KILL "$SWITCH_PID" 2>/dev/null
+		wait "$SWITCH_PID" 2>/dev/null
+		return 124
+	fi
+	wait "$SWITCH_PID"
 }
 
 ctl() { env -u LD_PRELOAD "$VECSWITCH" ctl --ctl "${CTL:-$TEST_TMP/ctl}" "$@"; }
