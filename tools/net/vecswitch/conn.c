@@ -311,6 +311,7 @@ void vs_accept(struct vs_switch *sw, int lfd, enum vs_port_type type)
 		struct vs_port *p;
 		struct ucred cred;
 		socklen_t clen = sizeof(cred);
+		const char *why;
 		int fd;
 
 		fd = vs_accept_fd(sw, lfd);
@@ -334,10 +335,10 @@ void vs_accept(struct vs_switch *sw, int lfd, enum vs_port_type type)
 			close(fd);
 			continue;
 		}
-		if (clen && vs_user_ports_full(sw, cred.uid)) {
-			sw->st.user_ports_full++;
-			vs_log(sw, 1, "%s connection refused: %s holds --max-user-ports ports",
-			       vs_type_name(type), name);
+		why = clen ? vs_share_full(sw, cred.uid, cred.pid) : NULL;
+		if (why) {
+			vs_log(sw, 1, "%s connection refused: %s: %s",
+			       vs_type_name(type), name, why);
 			close(fd);
 			continue;
 		}
@@ -349,6 +350,7 @@ void vs_accept(struct vs_switch *sw, int lfd, enum vs_port_type type)
 		} else if (clen) {
 			p->has_owner = true;
 			p->owner_uid = cred.uid;
+			p->owner_pid = cred.pid;
 		}
 	}
 }

@@ -69,6 +69,7 @@ const struct vs_stat_desc vs_sw_stat_desc[] = {
 	SW_STAT(ctl_refused),
 	SW_STAT(peer_repinned),
 	SW_STAT(user_ports_full),
+	SW_STAT(process_ports_full),
 	SW_STAT(ports_aged),
 	SW_STAT(mem_bytes),
 	SW_STAT(mem_refused),

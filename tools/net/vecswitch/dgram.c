@@ -109,9 +109,9 @@ struct vs_port *vs_dgram_peer(struct vs_switch *sw,
 		p->seen_ms = sw->now_ms;
 		return p;
 	}
-	if (cred && vs_user_ports_full(sw, cred->uid)) {
-		sw->st.user_ports_full++;
-		refuse_addr(sw, addr, len, "its user holds --max-user-ports ports");
+	why = cred ? vs_share_full(sw, cred->uid, cred->pid) : NULL;
+	if (why) {
+		refuse_addr(sw, addr, len, why);
 		return NULL;
 	}
 	why = vs_peer_pin(sw, addr, len, cred, &pin);
@@ -132,6 +132,7 @@ struct vs_port *vs_dgram_peer(struct vs_switch *sw,
 	p->pin = pin;
 	p->has_owner = true;
 	p->owner_uid = pin.uid;
+	p->owner_pid = cred ? cred->pid : 0;
 	p->seen_ms = sw->now_ms;
 	return p;
 }

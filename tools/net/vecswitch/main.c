@@ -63,6 +63,7 @@ static void usage(FILE *f)
 "  --fdb-port-max N     forwarding entries per guest port (default 256)\n"
 "  --fdb-uplink-max N   forwarding entries of the --tap uplink (default 1024)\n"
 "  --max-user-ports N   ports one user other than root may hold (default 32)\n"
+"  --max-process-ports N  and one process of theirs (default 8)\n"
 "  --fdb-user-max N     forwarding entries one such user's ports may own\n"
 "                       (default 1024)\n"
 "  --port-age SECS      remove a datagram port silent that long (default 3600,\n"
@@ -106,6 +107,7 @@ enum {
 	OPT_FDB_PORT_MAX,
 	OPT_FDB_UPLINK_MAX,
 	OPT_MAX_USER_PORTS,
+	OPT_MAX_PROCESS_PORTS,
 	OPT_FDB_USER_MAX,
 	OPT_PORT_AGE,
 	OPT_MAX_MEMORY,
@@ -140,6 +142,7 @@ static const struct option long_opts[] = {
 	{ "fdb-port-max",	required_argument,	NULL, OPT_FDB_PORT_MAX },
 	{ "fdb-uplink-max",	required_argument,	NULL, OPT_FDB_UPLINK_MAX },
 	{ "max-user-ports",	required_argument,	NULL, OPT_MAX_USER_PORTS },
+	{ "max-process-ports",	required_argument,	NULL, OPT_MAX_PROCESS_PORTS },
 	{ "fdb-user-max",	required_argument,	NULL, OPT_FDB_USER_MAX },
 	{ "port-age",		required_argument,	NULL, OPT_PORT_AGE },
 	{ "max-memory",		required_argument,	NULL, OPT_MAX_MEMORY },
@@ -328,6 +331,10 @@ static void parse_args(struct vs_config *cfg, int argc, char **argv)
 		case OPT_MAX_USER_PORTS:
 			cfg->user_ports = parse_uint("--max-user-ports", optarg,
 						     10, 1, 65536);
+			break;
+		case OPT_MAX_PROCESS_PORTS:
+			cfg->process_ports = parse_uint("--max-process-ports",
+							optarg, 10, 1, 65536);
 			break;
 		case OPT_FDB_USER_MAX:
 			cfg->fdb_user_max = parse_uint("--fdb-user-max", optarg,
@@ -641,6 +648,7 @@ int main(int argc, char **argv)
 			.fdb_port_max	= 256,
 			.fdb_uplink_max	= 1024,
 			.user_ports	= 32,
+			.process_ports	= 8,
 			.fdb_user_max	= 1024,
 			.port_age	= 3600,
 			.max_memory	= 256,

@@ -86,23 +86,35 @@ err_port:
 
 /*
  * Per-user shares: a non-root user holds at most --max-user-ports ports,
- * and their ports own at most --fdb-user-max forwarding entries, so one
- * user binding many names cannot take the switch from the others.  Root
- * is not limited.
+ * one process of theirs at most --max-process-ports of those, and their
+ * ports own at most --fdb-user-max forwarding entries, so one user (or
+ * one guest of a user's) binding many names cannot take the switch from
+ * the others.  Root is not limited.  Returns why a new port of @uid's
+ * process @pid is refused, counted, or NULL.
  */
-bool vs_user_ports_full(struct vs_switch *sw, uint32_t uid)
+const char *vs_share_full(struct vs_switch *sw, uint32_t uid, int32_t pid)
 {
-	unsigned int i, n = 0;
+	unsigned int i, by_user = 0, by_pid = 0;
 
 	if (!uid)
-		return false;
+		return NULL;
 	for (i = 0; i < sw->nports; i++) {
 		const struct vs_port *p = sw->ports[i];
 
-		if (p && !p->dead && p->has_owner && p->owner_uid == uid)
-			n++;
+		if (p && !p->dead && p->has_owner && p->owner_uid == uid) {
+			by_user++;
+			by_pid += p->owner_pid == pid;
+		}
 	}
-	return n >= sw->cfg.user_ports;
+	if (by_user >= sw->cfg.user_ports) {
+		sw->st.user_ports_full++;
+		return "its user holds --max-user-ports ports";
+	}
+	if (by_pid >= sw->cfg.process_ports) {
+		sw->st.process_ports_full++;
+		return "its process holds --max-process-ports ports";
+	}
+	return NULL;
 }
 
 /* Datagram ports that sent nothing for --port-age seconds go */

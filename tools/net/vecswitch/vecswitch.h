@@ -91,6 +91,7 @@ struct vs_config {
 	unsigned int fdb_port_max;
 	unsigned int fdb_uplink_max;	/* the same for the --tap uplink */
 	unsigned int user_ports;	/* ports one non-root user may hold */
+	unsigned int process_ports;	/* and one process of theirs */
 	unsigned int fdb_user_max;	/* entries one non-root user's ports own */
 	unsigned int port_age;		/* s a dgram port may send nothing; 0: ever */
 	unsigned int max_memory;	/* MiB of frames queued in all */
@@ -218,6 +219,7 @@ struct vs_sw_stats {
 	uint64_t ctl_refused;		/* control clients not allowed */
 	uint64_t peer_repinned;		/* ports that followed a guest's new socket */
 	uint64_t user_ports_full;	/* senders refused: their user's ports are full */
+	uint64_t process_ports_full;	/* or their process's */
 	uint64_t ports_aged;		/* dgram ports removed after --port-age idle */
 	uint64_t mem_bytes;		/* frame memory in use (vs_buf_account) */
 	uint64_t mem_refused;		/* frames dropped: --max-memory reached */
@@ -302,6 +304,7 @@ struct vs_port {
 	unsigned int fdb_count;
 	bool has_owner;			/* the user below is known */
 	uint32_t owner_uid;		/* dgram: SCM_CREDENTIALS; stream: SO_PEERCRED */
+	int32_t owner_pid;		/* the same credentials' process */
 	uint64_t seen_ms;		/* dgram: its last datagram */
 	uint64_t bcast_tokens;		/* --bcast-limit bucket, and its last fill */
 	uint64_t bcast_ms;
@@ -465,7 +468,7 @@ void vs_log(const struct vs_switch *sw, int level, const char *fmt, ...)
 int vs_epoll_add(struct vs_switch *sw, int fd, uint64_t tag, uint32_t events);
 
 /* port.c */
-bool vs_user_ports_full(struct vs_switch *sw, uint32_t uid);
+const char *vs_share_full(struct vs_switch *sw, uint32_t uid, int32_t pid);
 void vs_port_age(struct vs_switch *sw);
 struct vs_port *vs_port_new(struct vs_switch *sw, enum vs_port_type type,
 			    int fd, const char *name);

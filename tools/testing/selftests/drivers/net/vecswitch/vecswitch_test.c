@@ -1192,8 +1192,8 @@ TEST_F(vsw, cred_effective)
  * a MAC of its own.  It stays (its sockets stay bound) until killed;
  * returns its pid once it has sent everything, or -1.
  */
-static pid_t user_senders(const struct vsw *s, const char *dir, int n,
-			  int extra)
+static pid_t user_senders(const struct vsw *s, const char *dir, int first,
+			  int n, int extra)
 {
 	int pipefd[2], i, j;
 	char done;
@@ -1218,7 +1218,7 @@ static pid_t user_senders(const struct vsw *s, const char *dir, int n,
 		for (i = 0; i < n; i++) {
 			fd[i] = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 			if (snprintf(path, sizeof(path), "%s/u%d.sock", dir,
-				     i) >= (int)sizeof(path))
+				     first + i) >= (int)sizeof(path))
 				_exit(15);
 			alen = vsw_addr(&sa, path);
 			if (fd[i] < 0 || bind(fd[i], (struct sockaddr *)&sa, alen))
@@ -1264,7 +1264,7 @@ TEST_F(vsw, user_limits)
 
 	START("--mode", "0666", "--max-user-ports", "3", "--fdb-user-max", "5");
 	users_dir(_metadata, &self->s, users, sizeof(users));
-	pid = user_senders(&self->s, users, 5, 10);
+	pid = user_senders(&self->s, users, 0, 5, 10);
 	ASSERT_LT(0, pid);
 	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "user_ports_full") < 2);
 	EXPECT_EQ(2, vsw_stat(&self->s, NULL, "user_ports_full"));
@@ -1283,6 +1283,38 @@ TEST_F(vsw, user_limits)
 	EXPECT_TRUE(vsw_fdb_has(&self->s, G(1)->mac));
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+}
+
+/*
+ * One process of such a user holds at most --max-process-ports of the
+ * user's ports; another process of the same user has a share of its own.
+ */
+TEST_F(vsw, process_limits)
+{
+	char users[128], path[160];
+	pid_t pid[2];
+	int i;
+
+	START("--mode", "0666", "--max-process-ports", "2");
+	users_dir(_metadata, &self->s, users, sizeof(users));
+	pid[0] = user_senders(&self->s, users, 0, 4, 0);
+	ASSERT_LT(0, pid[0]);
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "process_ports_full") < 2);
+	EXPECT_EQ(2, vsw_stat(&self->s, NULL, "process_ports_full"));
+	pid[1] = user_senders(&self->s, users, 4, 2, 0);
+	ASSERT_LT(0, pid[1]);
+	snprintf(path, sizeof(path), "%s/u5.sock", users);
+	VSW_WAIT_WHILE(!vsw_has_port(&self->s, path));
+	for (i = 0; i < 6; i++) {
+		snprintf(path, sizeof(path), "%s/u%d.sock", users, i);
+		EXPECT_EQ(i < 2 || i >= 4, vsw_has_port(&self->s, path));
+	}
+	EXPECT_EQ(2, vsw_stat(&self->s, NULL, "process_ports_full"));
+	EXPECT_EQ(0, vsw_stat(&self->s, NULL, "user_ports_full"));
+	for (i = 0; i < 2; i++) {
+		kill(pid[i], SIGKILL);
+		waitpid(pid[i], NULL, 0);
+	}
 }
 
 /* A datagram port silent for --port-age goes, and comes back when it sends */
