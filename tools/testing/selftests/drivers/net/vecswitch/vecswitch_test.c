@@ -15,6 +15,7 @@
 #include <linux/if_packet.h>
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 
 #include "../../../kselftest_harness.h"
@@ -1536,6 +1537,90 @@ TEST_F(vsw, peer_swapped_before_join)
 	EXPECT_FALSE(vsw_has_port(&self->s, path));
 	EXPECT_FALSE(vsw_has_port(&self->s, self->s.dgram));
 	expect_only_marker(_metadata, self, 1, 0x1, 0x5303);
+}
+
+/*
+ * The socket file itself, not its directory, swapped for a symlink to the
+ * switch's own socket before the first frame: refused, nothing loops.
+ */
+TEST_F(vsw, peer_file_symlinked)
+{
+	struct sockaddr_un sa;
+	char path[sizeof(sa.sun_path)], aside[sizeof(sa.sun_path) + 8];
+	uint8_t mac[6];
+	int fd, alen, i;
+
+	START();
+	join(_metadata, self, 2);
+	snprintf(path, sizeof(path), "%s/link.sock", self->s.dir);
+	snprintf(aside, sizeof(aside), "%s.aside", path);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, fd);
+	alen = vsw_addr(&sa, path);
+	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&sa, alen));
+	alen = vsw_addr(&sa, self->s.dgram);
+	ASSERT_EQ(0, connect(fd, (struct sockaddr *)&sa, alen));
+	ASSERT_EQ(0, rename(path, aside));
+	ASSERT_EQ(0, symlink(self->s.dgram, path));
+	vsw_mac(mac, 0x955);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, send_frame(&self->s, fd, mac, 0x5500 + i));
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "addr_refused") < 3);
+	EXPECT_EQ(3, vsw_stat(&self->s, NULL, "addr_refused"));
+	EXPECT_FALSE(vsw_has_port(&self->s, path));
+	EXPECT_FALSE(vsw_has_port(&self->s, self->s.dgram));
+	expect_only_marker(_metadata, self, 1, 0x1, 0x5503);
+	close(fd);
+	unlink(path);
+	unlink(aside);
+}
+
+/*
+ * A name bound in a mount namespace of the sender's own, where the
+ * switch's view of that path holds no socket: refused, no port.
+ */
+TEST_F(vsw, peer_other_mount_ns)
+{
+	struct sockaddr_un sa;
+	char dir[sizeof(sa.sun_path) - 16], path[sizeof(sa.sun_path)];
+	int status;
+	pid_t pid;
+
+	START();
+	join(_metadata, self, 2);
+	snprintf(dir, sizeof(dir), "%s/ns", self->s.dir);
+	ASSERT_EQ(0, mkdir(dir, 0700));
+	snprintf(path, sizeof(path), "%s/g.sock", dir);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		uint8_t mac[6];
+		int fd, alen, i;
+
+		if (unshare(CLONE_NEWNS) < 0 ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+		    mount("vsw-ns", dir, "tmpfs", 0, NULL) < 0)
+			_exit(10);
+		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		alen = vsw_addr(&sa, path);
+		if (fd < 0 || bind(fd, (struct sockaddr *)&sa, alen) < 0)
+			_exit(11);
+		alen = vsw_addr(&sa, self->s.dgram);
+		if (connect(fd, (struct sockaddr *)&sa, alen) < 0)
+			_exit(12);
+		vsw_mac(mac, 0x956);
+		for (i = 0; i < 2; i++)
+			if (send_frame(&self->s, fd, mac, 0x5600 + i) < 0)
+				_exit(13);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "addr_refused") < 2);
+	EXPECT_EQ(2, vsw_stat(&self->s, NULL, "addr_refused"));
+	EXPECT_FALSE(vsw_has_port(&self->s, path));
+	expect_only_marker(_metadata, self, 1, 0x1, 0x5602);
 }
 
 /*
