@@ -30,8 +30,9 @@ SELFTESTS := tools/testing/selftests
 TEST_DIRS := um drivers/net/vecnet drivers/net/vecswitch drivers/net/vecnet_demo \
 	drivers/net/vecnet_install
 # Then the driver's guest tests again on the debug kernel, two CPUs a
-# guest, and the other kernel series: it boots, its XSAVE state is right,
-# the driver builds clean there and a pair of guests talk
+# guest, and the other kernel series: every um/ test (it boots, its XSAVE
+# state is right, it takes load), the driver builds clean there, a pair
+# of guests talk, and tap and depth-128 bursts work
 TEST_DIRS += drivers/net/vecnet@debug
 export VECNET_DEBUG_VMLINUX := $(BUILD)/debug-$(DEBUG_KERNEL)/vmlinux
 export VECNET_DEBUG_CPUS := 2
@@ -41,8 +42,8 @@ OTHER_KERNEL := $(if $(filter 6.12,$(KERNEL)),7.3,6.12)
 TEST_DIRS += um@other drivers/net/vecnet@other
 export VECNET_OTHER_VMLINUX := $(BUILD)/kernel-$(OTHER_KERNEL)/vmlinux
 export VECNET_OTHER_CPUS := 1
-export VECNET_OTHER_TESTS := test_harness.sh test_xstate.sh test_style.sh \
-	test_pair.sh
+export VECNET_OTHER_TESTS := test_harness.sh test_xstate.sh test_boot_loop.sh \
+	test_tap_load.sh test_style.sh test_pair.sh test_tap.sh test_burst.sh
 
 # make install: where things go
 PREFIX ?= /usr/local
