@@ -122,6 +122,22 @@ def ratios(recs):
         if q is not None:
             out.append({"what": f"64-byte UDP frames/s guest-guest: {what} / Linux bridge",
                         "ratio": q})
+    # two-CPU guests: two queues against one, on each path and load
+    for case in ("tcp4", "udp64"):
+        for path in ("bridge", "vecswitch", "switched", "switched-usecs50"):
+            q = ratio(find(recs, "mq", case, f"{path}-q2"), find(recs, "mq", case, f"{path}-q1"))
+            if q is not None:
+                out.append({"what": f"2-CPU guests, {case}, {path}: queues=2 / queues=1",
+                            "ratio": q})
+        for path in ("vecswitch", "switched"):
+            q = ratio(find(recs, "mq", case, f"{path}-q2"), find(recs, "mq", case, "bridge-q2"))
+            if q is not None:
+                out.append({"what": f"2-CPU guests, {case}, queues=2: {path} / bridge",
+                            "ratio": q})
+        q = ratio(find(recs, "mq", case, "switched-usecs50-q2"), find(recs, "mq", case, "switched-q2"))
+        if q is not None:
+            out.append({"what": f"2-CPU guests, {case}, --no-shortcut queues=2: tx-usecs 50 / 0",
+                        "ratio": q})
     # a pinging pair beside a flooder: what the flood adds to its round trip
     for key, what in (("shortcut", "default options"), ("switched", "--no-shortcut")):
         q = ratio(find(recs, "flood", f"ping-rtt-flood-{key}", "pair"),

@@ -26,7 +26,8 @@
 # lose the switch's socket file, each against the same load without the
 # fault), flood (a pinging pair beside a host process flooding the
 # switch's socket with broadcasts, against no flood, with and without
-# shortcut channels).
+# shortcut channels), mq (two-CPU guests with queues=1 against queues=2,
+# TCP and 64-byte UDP with four flows, on the bridge and vecswitch).
 #
 # Read size: with iperf3's default 128 KiB reads a receiving UML guest is
 # bound by its own iperf3's system calls (each one a round of ptrace
@@ -49,7 +50,7 @@ vecswitch=$build/vecswitch
 runs=${RUNS:-3}
 secs=${SECS:-5}
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(rate transports tunnels g2g small kernels idle vxlan faults flood)
+[ ${#suites[@]} -gt 0 ] || suites=(rate transports tunnels g2g small kernels idle vxlan faults flood mq)
 vswblast=$build/vswblast
 
 mkdir -p "$out"
@@ -101,6 +102,8 @@ source "$top/scripts/bench/faults.sh"
 source "$top/scripts/bench/small.sh"
 # shellcheck source=bench/flood.sh
 source "$top/scripts/bench/flood.sh"
+# shellcheck source=bench/mq.sh
+source "$top/scripts/bench/mq.sh"
 
 [ "$(id -u)" -eq 0 ] || die "needs root (namespaces, tap devices)"
 [ -x "$ours" ] || die "no $ours (run 'make')"
@@ -108,8 +111,8 @@ source "$top/scripts/bench/flood.sh"
 : >"$out/rate.jsonl"
 for s in "${suites[@]}"; do
 	case "$s" in
-	rate|transports|tunnels|g2g|small|kernels|idle|vxlan|faults|flood) "bench_$s" ;;
-	*) die "unknown suite '$s' (rate, transports, tunnels, g2g, small, kernels, idle, vxlan, faults, flood)" ;;
+	rate|transports|tunnels|g2g|small|kernels|idle|vxlan|faults|flood|mq) "bench_$s" ;;
+	*) die "unknown suite '$s' (rate, transports, tunnels, g2g, small, kernels, idle, vxlan, faults, flood, mq)" ;;
 	esac
 done
 

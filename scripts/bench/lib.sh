@@ -148,15 +148,18 @@ flow_client() {
 # The guest-side script of an iperf3 pair: the server guest marks itself
 # ready, the client waits for that (bounded), marks its flow's start and
 # end (flow_cpu) and writes result.json.  With CLIENT_DIR, the server
-# stays up until the flow's CPU time has been taken.
+# stays up until the flow's CPU time has been taken.  $guest_setup, where
+# set, runs in both once vec0 is up (ethtool settings), and its output is
+# kept in setup.log.
 # server_cmd ADDR [CLIENT_DIR]
 server_cmd() {
-	echo "ip addr add $1/24 dev vec0 && ip link set vec0 up &&
+	echo "ip addr add $1/24 dev vec0 && ip link set vec0 up && $(setup_cmd) &&
 	      { iperf3 -s -1 >/dev/null 2>&1 & touch ready; wait; }${2:+; $(flow_hold "$2")}"
 }
+setup_cmd() { echo "{ ${guest_setup:-true}; } >setup.log 2>&1"; }
 # client_cmd ADDR SERVER SERVER_DIR IPERF_FLAGS
 client_cmd() {
-	echo "ip addr add $1/24 dev vec0 && ip link set vec0 up &&
+	echo "ip addr add $1/24 dev vec0 && ip link set vec0 up && $(setup_cmd) &&
 	      for i in \$(seq 300); do [ -e $3/ready ] && break; sleep 0.1; done &&
 	      ping -c 1 -W 2 $2 >/dev/null;
 	      $(flow_client "iperf3 -c $2 -t $secs $4 -J >result.json")"
@@ -363,6 +366,8 @@ bench_switch() {
 #   switched   vecswitch --no-shortcut: every frame through the switch
 #   plain      vecswitch, the guests with vnet=0 (plain frames)
 #   hub        vecswitch --hub (no headers, every frame to every port)
+# With $pair_queues set, each guest's vec0 has that many queues (the
+# bridge's taps are multiqueue ones either way).
 # The rate goes to $pair_bps, the CPU per Gbit to $pair_gcpu, $pair_scpu.
 g2g_once() {
 	local sw='' a b t
@@ -373,7 +378,7 @@ g2g_once() {
 	bridge)
 		ip -n "$ns" link add gbr0 type bridge
 		for t in 0 1; do
-			ip -n "$ns" tuntap add dev gtap$t mode tap
+			ip -n "$ns" tuntap add dev gtap$t mode tap multi_queue
 			ip -n "$ns" link set gtap$t master gbr0 up
 		done
 		ip -n "$ns" link set gbr0 up
@@ -390,6 +395,9 @@ g2g_once() {
 		[ "$1" = plain ] && a+=",vnet=0"
 		b=$a ;;
 	esac
+	if [ -n "${pair_queues:-}" ]; then
+		a+=",queues=$pair_queues" b+=",queues=$pair_queues"
+	fi
 	pair_switch=$sw pair_run "$ours" 198.18.1 "$a" "$b"
 	[ -z "$sw" ] || { kill "$sw" 2>/dev/null; wait "$sw" 2>/dev/null; } || true
 }

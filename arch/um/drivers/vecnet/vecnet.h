@@ -46,6 +46,8 @@
 #define VECNET_CHAN_NONE	0xff
 /* Control room per receive slot: one SCM_RIGHTS descriptor (two fit) */
 #define VECNET_CMSG_LEN		24
+/* Receive/transmit queue pairs a device has at most (queues=, ethtool -L) */
+#define VECNET_QUEUES_MAX	8
 
 /* ---- options ---------------------------------------------------------- */
 
@@ -92,6 +94,9 @@ struct vecnet_config {
 	u32 depth;
 	u32 mtu;
 	u32 headroom;
+	/* queue pairs while up; the most the device can have */
+	u32 queues;
+	u32 max_queues;
 	bool vec;
 	bool have_mac;
 	u8 mac[ETH_ALEN];
@@ -123,6 +128,11 @@ void vecnet_err_set(struct vecnet_err *err, const char *fmt, ...) __printf(2, 3)
 #define VECNET_TF_TX_CHARDEV	BIT(5)
 /* Headers as agreed with the peer (vecnet_nego.c), not always or never */
 #define VECNET_TF_NEGOTIATE	BIT(6)
+/*
+ * queues= above 1: open() gives every queue a descriptor of its own
+ * (vn->q[i].fd for i > 0); without it the device has one queue
+ */
+#define VECNET_TF_MQ		BIT(7)
 
 /* vnet=: never, as the peer agrees, or required */
 enum vecnet_vnet {
@@ -156,7 +166,11 @@ struct vecnet_transport {
 	/* Store the options; may reject combinations the key table cannot */
 	int (*setup)(struct vecnet_dev *vn, const struct vecnet_args *args,
 		     struct vecnet_err *err);
-	/* Create vn->fd; the carrier starts off if the peer is not there */
+	/*
+	 * Create vn->fd (queue 0) and, with VECNET_TF_MQ, vn->q[i].fd for
+	 * the vn->nq - 1 queues after it; the carrier starts off if the
+	 * peer is not there
+	 */
 	int (*open)(struct vecnet_dev *vn);
 	void (*close)(struct vecnet_dev *vn);
 	/* Device removal: free what setup allocated */
@@ -237,6 +251,7 @@ struct vecnet_xstats {
 	u64_stats_t rx_chan_frames;
 	u64_stats_t rx_chan_bad;
 	u64_stats_t chan_stalled;
+	u64_stats_t mq_joined;
 	struct u64_stats_sync syncp;
 };
 
@@ -277,6 +292,48 @@ struct vecnet_txq {
 	u8 *chan;		/* the channel per slot, with channels */
 };
 
+/* Frames and bytes one queue moved one way: ethtool -S per queue */
+struct vecnet_qstats {
+	u64_stats_t packets;
+	u64_stats_t bytes;
+	struct u64_stats_sync syncp;
+};
+
+/*
+ * One receive/transmit pair with its own host descriptor, interrupts
+ * and NAPI.  Queue 0 is the device's main one: its descriptors are
+ * vn->fd and vn->tx_fd, which the transports own, it carries the
+ * negotiation and the shortcut channels, and its tx.lock guards their
+ * state.  Another queue's tx.lock nests inside queue 0's, never the
+ * other way round.
+ */
+struct vecnet_queue {
+	struct vecnet_dev *vn;
+	unsigned int index;
+	/* queues after the first: their descriptor, else -1 */
+	int fd;
+	int rx_irq;
+	int tx_irq;
+	struct napi_struct napi;
+	struct vecnet_rxq rx;
+	struct vecnet_txq tx;
+	/* The host said "later": the write IRQ or the retry timer resumes */
+	bool tx_blocked;
+	/* Timer and interrupt events, counted later from NAPI */
+	unsigned long events;
+	struct hrtimer tx_timer;
+	struct hrtimer retry_timer;
+	u64 retry_ns;
+	struct vecnet_qstats rx_stats;	/* NAPI */
+	struct vecnet_qstats tx_stats;	/* tx.lock */
+	/*
+	 * One copy of the extended counters per writing context, each with
+	 * its own syncp: on an SMP guest xmit, NAPI and the link work run
+	 * at once, and so do the queues.  ethtool -S shows their sums.
+	 */
+	struct vecnet_xstats xstats[VECNET_XS_NR];
+};
+
 enum vecnet_chan_state {
 	VECNET_CHAN_FREE,
 	VECNET_CHAN_PENDING,	/* offered, no interrupt yet */
@@ -303,13 +360,12 @@ struct vecnet_dev {
 	/* VECNET_TF_*: the transport's, and what its options added */
 	u32 flags;
 
+	/* queue 0's descriptor */
 	int fd;
-	/* Transmit descriptor when it is not fd (hybrid), else -1 */
+	/* Queue 0's transmit descriptor when it is not fd (hybrid), else -1 */
 	int tx_fd;
 	/* fd is a SOCK_SEQPACKET connection: an empty record is its end */
 	bool conn;
-	int rx_irq;
-	int tx_irq;
 	unsigned int tx_hdr_len;
 	unsigned int rx_hdr_len;
 	unsigned int name_len;
@@ -317,22 +373,21 @@ struct vecnet_dev {
 	void *tx_addr;
 	unsigned int tx_addr_len;
 
-	struct napi_struct napi;
-	struct vecnet_rxq rx;
-	struct vecnet_txq tx;
-	/* The host said "later": the write IRQ or the retry timer resumes */
-	bool tx_blocked;
+	/* the queues while up: vn->nq of them */
+	struct vecnet_queue q[VECNET_QUEUES_MAX];
+	unsigned int nq;
+	/*
+	 * The queues transmit may use, a bit each, written under the
+	 * queue's tx.lock.  A unixdgram queue after the first joins once
+	 * the switch has said so (vecnet_nego.c); the others always.
+	 */
+	unsigned long live;
 	/* rx-gro-hw taken out of hw_features while small rings exist */
 	bool gro_hw_held;
-	/* Timer and interrupt events, counted later from NAPI */
-	unsigned long events;
 	unsigned int batch;
 
 	u32 depth;
 	u32 tx_usecs;
-	struct hrtimer tx_timer;
-	struct hrtimer retry_timer;
-	u64 retry_ns;
 
 	struct delayed_work link_work;
 	unsigned int link_backoff_ms;
@@ -346,6 +401,12 @@ struct vecnet_dev {
 	bool tx_vnet;			/* tx.lock: ours do */
 	bool nego_agreed;
 	unsigned int nego_tries;
+	/*
+	 * The switch's QUEUES cookie, which the further queues' JOINs show;
+	 * written under every queue's tx.lock, so any one of them reads it
+	 */
+	bool mq_cookie_ok;
+	u8 mq_cookie[6];
 
 	/* shortcut channels (vecnet_chan.c) */
 	bool chan_want;			/* offered in the HELLO */
@@ -354,37 +415,33 @@ struct vecnet_dev {
 	int rx_fd_in;			/* NAPI: a descriptor that came along */
 	struct work_struct chan_work;
 	struct vecnet_chan chan[VECNET_CHAN_MAX];
-
-	/*
-	 * One copy of the extended counters per writing context, each with
-	 * its own syncp: on an SMP guest xmit, NAPI and the link work run at
-	 * once.  ethtool -S shows their sums.
-	 */
-	struct vecnet_xstats xstats[VECNET_XS_NR];
 };
 
 void vecnet_add_flags(struct vecnet_dev *vn, u32 flags);
 void vecnet_peer_lost(struct vecnet_dev *vn);
-void vecnet_xstats_add(struct vecnet_dev *vn, enum vecnet_xstats_ctx ctx,
-		       size_t off);
-void vecnet_xstats_add_n(struct vecnet_dev *vn, enum vecnet_xstats_ctx ctx,
+void vecnet_xstats_add_n(struct vecnet_queue *q, enum vecnet_xstats_ctx ctx,
 			 size_t off, u64 n);
-void vecnet_xstats_add_tx(struct vecnet_dev *vn, size_t off);
-/* Count one event in counter @ctr of the caller's context */
-#define vecnet_count_napi(vn, ctr) \
-	vecnet_xstats_add(vn, VECNET_XS_NAPI, offsetof(struct vecnet_xstats, ctr))
+void vecnet_xstats_add_tx(struct vecnet_queue *q, size_t off);
+#define vecnet_xs_off(ctr)	offsetof(struct vecnet_xstats, ctr)
+/* Count one event in counter @ctr of queue @q's context */
+#define vecnet_qcount_napi(q, ctr) \
+	vecnet_xstats_add_n(q, VECNET_XS_NAPI, vecnet_xs_off(ctr), 1)
+#define vecnet_qcount_tx(q, ctr) \
+	vecnet_xstats_add_tx(q, vecnet_xs_off(ctr))
+/* ...and of queue 0, where the negotiation, channels and link live */
+#define vecnet_count_napi(vn, ctr)	vecnet_qcount_napi(&(vn)->q[0], ctr)
+#define vecnet_count_tx(vn, ctr)	vecnet_qcount_tx(&(vn)->q[0], ctr)
 #define vecnet_count_link(vn, ctr) \
-	vecnet_xstats_add(vn, VECNET_XS_LINK, offsetof(struct vecnet_xstats, ctr))
-#define vecnet_count_tx(vn, ctr) \
-	vecnet_xstats_add_tx(vn, offsetof(struct vecnet_xstats, ctr))
+	vecnet_xstats_add_n(&(vn)->q[0], VECNET_XS_LINK, vecnet_xs_off(ctr), 1)
 void vecnet_set_ethtool_ops(struct net_device *dev);
+void vecnet_spread_napi(struct net_device *dev);
 void vecnet_close_fd(struct vecnet_dev *vn);
 /* tap and hybrid */
-int vecnet_tap_attach(struct vecnet_dev *vn, const char *ifname);
+int vecnet_tap_attach(struct vecnet_dev *vn, const char *ifname, bool mq);
 int vecnet_tap_offload(int fd, netdev_features_t features);
 int vecnet_replace_fd(struct vecnet_dev *vn, int fd);
 
-/* Called with tx.lock held */
+/* Called with queue 0's tx.lock held */
 void vecnet_tx_queue_raw(struct vecnet_dev *vn, struct sk_buff *skb);
 void vecnet_tx_drop_queued(struct vecnet_dev *vn);
 void vecnet_tx_kick_flush(struct vecnet_dev *vn);
@@ -400,6 +457,11 @@ bool vecnet_nego_carrier_ok(const struct vecnet_dev *vn);
 int vecnet_nego_tx_hdr(struct vecnet_dev *vn, struct sk_buff *skb);
 bool vecnet_nego_plain(const struct vecnet_dev *vn);
 void vecnet_nego_unchan(struct vecnet_dev *vn, const u8 *mac);
+bool vecnet_nego_join_ack(struct vecnet_queue *q, const u8 *m,
+			  unsigned int len);
+/* Called with queue 0's tx.lock held: further queues joined, or not */
+void vecnet_mq_join(struct vecnet_queue *q);
+void vecnet_mq_unjoin_all(struct vecnet_dev *vn);
 
 /* vecnet_chan.c */
 void vecnet_chan_init(struct vecnet_dev *vn);
@@ -408,6 +470,7 @@ void vecnet_chan_revoke(struct vecnet_dev *vn, const u8 *mac);
 void vecnet_chan_kill_all(struct vecnet_dev *vn);
 void vecnet_chan_close_all(struct vecnet_dev *vn);
 u8 vecnet_chan_pick(const struct vecnet_dev *vn, const struct sk_buff *skb);
+bool vecnet_chan_dest(const struct vecnet_dev *vn, const struct sk_buff *skb);
 bool vecnet_chan_send_failed(struct vecnet_dev *vn, unsigned int idx, int err);
 void vecnet_chan_sent(struct vecnet_dev *vn, unsigned int idx);
 bool vecnet_chan_frame_ok(const struct vecnet_chan *c, const u8 *data,

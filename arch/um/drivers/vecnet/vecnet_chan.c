@@ -18,7 +18,9 @@
  * a send refused because the other end closed drops it too, and the
  * frames queued for it go through the switch instead.
  *
- * Channels change state under tx.lock: FREE to PENDING when NAPI takes
+ * Channels belong to queue 0: they are read in its NAPI, and transmit
+ * steers a frame for one to queue 0 (vecnet_chan_dest).  They change
+ * state under queue 0's tx.lock: FREE to PENDING when NAPI takes
  * an offer, PENDING to ACTIVE in the work once the descriptor has an
  * interrupt, and PENDING or ACTIVE to DYING from anywhere.  The work
  * closes a DYING channel after an RCU grace period, so NAPI, which
@@ -49,7 +51,7 @@ static bool vecnet_chan_used(const struct vecnet_chan *c)
 static void vecnet_chan_drop(struct vecnet_dev *vn, unsigned int idx, bool tell)
 {
 	struct vecnet_chan *c = &vn->chan[idx];
-	struct vecnet_txq *tx = &vn->tx;
+	struct vecnet_txq *tx = &vn->q[0].tx;
 	unsigned int i;
 
 	if (c->state != VECNET_CHAN_PENDING && c->state != VECNET_CHAN_ACTIVE)
@@ -113,7 +115,7 @@ void vecnet_chan_offer(struct vecnet_dev *vn, const u8 *mac, int fd)
 	err = vecnet_user_chan_setup(fd, vn->chan_sndbuf);
 	if (err)
 		goto refuse;
-	spin_lock(&vn->tx.lock);
+	spin_lock(&vn->q[0].tx.lock);
 	err = -EPROTO;
 	if (!vn->tx_vnet || !READ_ONCE(vn->rx_vnet))
 		goto refuse_locked;
@@ -132,12 +134,12 @@ void vecnet_chan_offer(struct vecnet_dev *vn, const u8 *mac, int fd)
 	vn->chan[i].stall_ns = 0;
 	ether_addr_copy(vn->chan[i].mac, mac);
 	WRITE_ONCE(vn->chan[i].state, VECNET_CHAN_PENDING);
-	spin_unlock(&vn->tx.lock);
+	spin_unlock(&vn->q[0].tx.lock);
 	schedule_work(&vn->chan_work);
 	return;
 
 refuse_locked:
-	spin_unlock(&vn->tx.lock);
+	spin_unlock(&vn->q[0].tx.lock);
 refuse:
 	vecnet_count_napi(vn, chan_refused);
 	net_info_ratelimited("%s: refused a shortcut channel to %pM: %d\n",
@@ -154,11 +156,11 @@ void vecnet_chan_revoke(struct vecnet_dev *vn, const u8 *mac)
 {
 	int i;
 
-	spin_lock(&vn->tx.lock);
+	spin_lock(&vn->q[0].tx.lock);
 	i = vecnet_chan_find(vn, mac);
 	if (i >= 0)
 		vecnet_chan_kill(vn, i);
-	spin_unlock(&vn->tx.lock);
+	spin_unlock(&vn->q[0].tx.lock);
 }
 
 /* Called with tx.lock held: the channel an outgoing frame takes */
@@ -177,6 +179,27 @@ u8 vecnet_chan_pick(const struct vecnet_dev *vn, const struct sk_buff *skb)
 			return i;
 	}
 	return VECNET_CHAN_NONE;
+}
+
+/*
+ * Without a lock, for steering: does a frame go to a channel?  A channel
+ * that opens or closes meanwhile only moves a frame to the switch path.
+ */
+bool vecnet_chan_dest(const struct vecnet_dev *vn, const struct sk_buff *skb)
+{
+	const struct ethhdr *eth = (const struct ethhdr *)skb->data;
+	unsigned int i;
+
+	if (skb_headlen(skb) < ETH_HLEN || is_multicast_ether_addr(eth->h_dest))
+		return false;
+	for (i = 0; i < VECNET_CHAN_MAX; i++) {
+		const struct vecnet_chan *c = &vn->chan[i];
+
+		if (READ_ONCE(c->state) == VECNET_CHAN_ACTIVE &&
+		    ether_addr_equal(c->mac, eth->h_dest))
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -250,7 +273,7 @@ static irqreturn_t vecnet_chan_interrupt(int irq, void *data)
 {
 	struct vecnet_chan *c = data;
 
-	napi_schedule(&c->vn->napi);
+	napi_schedule(&c->vn->q[0].napi);
 	return IRQ_HANDLED;
 }
 
@@ -270,7 +293,7 @@ static void vecnet_chan_work(struct work_struct *work)
 			continue;
 		irq = um_request_irq(UM_IRQ_ALLOC, c->fd, IRQ_READ,
 				     vecnet_chan_interrupt, 0, vn->dev->name, c);
-		spin_lock_bh(&vn->tx.lock);
+		spin_lock_bh(&vn->q[0].tx.lock);
 		if (irq > 0)
 			c->irq = irq;
 		if (irq > 0 && c->state == VECNET_CHAN_PENDING) {
@@ -284,9 +307,9 @@ static void vecnet_chan_work(struct work_struct *work)
 			vecnet_count_tx(vn, chan_refused);
 			vecnet_chan_drop(vn, i, true);
 		}
-		spin_unlock_bh(&vn->tx.lock);
+		spin_unlock_bh(&vn->q[0].tx.lock);
 		/* frames that came before the interrupt raise no edge */
-		napi_schedule(&vn->napi);
+		napi_schedule(&vn->q[0].napi);
 	}
 	for (i = 0; i < VECNET_CHAN_MAX; i++)
 		if (READ_ONCE(vn->chan[i].state) == VECNET_CHAN_DYING)
@@ -301,12 +324,12 @@ static void vecnet_chan_work(struct work_struct *work)
 		if (c->irq > 0)
 			um_free_irq(c->irq, c);
 		vecnet_user_close(c->fd);
-		spin_lock_bh(&vn->tx.lock);
+		spin_lock_bh(&vn->q[0].tx.lock);
 		c->irq = 0;
 		c->fd = -1;
 		WRITE_ONCE(c->state, VECNET_CHAN_FREE);
 		vecnet_count_tx(vn, chan_closed);
-		spin_unlock_bh(&vn->tx.lock);
+		spin_unlock_bh(&vn->q[0].tx.lock);
 	}
 }
 
@@ -315,9 +338,9 @@ void vecnet_chan_close_all(struct vecnet_dev *vn)
 {
 	if (!vn->chan_want)
 		return;
-	spin_lock_bh(&vn->tx.lock);
+	spin_lock_bh(&vn->q[0].tx.lock);
 	vecnet_chan_kill_all(vn);
-	spin_unlock_bh(&vn->tx.lock);
+	spin_unlock_bh(&vn->q[0].tx.lock);
 	/* the work closes what is DYING, PENDING ones included */
 	flush_work(&vn->chan_work);
 }

@@ -26,6 +26,11 @@ vecnet_hrtimer_setup(struct hrtimer *timer,
 #define hrtimer_setup vecnet_hrtimer_setup
 #endif
 
+#if KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE
+/* 6.17 made threaded NAPI a mode (enum netdev_napi_threaded) */
+#define NETDEV_NAPI_THREADED_ENABLED	true
+#endif
+
 #ifndef kzalloc_obj
 /* 7.x allocates by type: one zeroed object of the type of @obj */
 #define kzalloc_obj(obj, gfp) kzalloc(sizeof(obj), gfp)

@@ -2,7 +2,8 @@
 /*
  * vecnet: ethtool.  Everything here reads the configuration and the
  * counters, never the rings, so it works the same while the device is
- * down and on every transport.
+ * down and on every transport.  Settings that size the rings or the
+ * queues (-G, -L) change while the device is down.
  */
 
 #include <linux/ethtool.h>
@@ -82,44 +83,143 @@ static int vecnet_set_coalesce(struct net_device *dev,
 	return 0;
 }
 
+/* Per queue, after the device's counters, named as virtio_net names them */
+static const char * const vecnet_qstat_names[] = {
+	"rx_queue_%u_packets", "rx_queue_%u_bytes",
+	"tx_queue_%u_packets", "tx_queue_%u_bytes",
+};
+
+#define VECNET_QSTATS	ARRAY_SIZE(vecnet_qstat_names)
+
+static unsigned int vecnet_stat_queues(const struct net_device *dev)
+{
+	return dev->real_num_tx_queues;
+}
+
 static int vecnet_get_sset_count(struct net_device *dev, int sset)
 {
-	return sset == ETH_SS_STATS ? vecnet_xstats_count : -EOPNOTSUPP;
+	if (sset != ETH_SS_STATS)
+		return -EOPNOTSUPP;
+	return vecnet_xstats_count + vecnet_stat_queues(dev) * VECNET_QSTATS;
 }
 
 static void vecnet_get_strings(struct net_device *dev, u32 sset, u8 *buf)
 {
-	unsigned int i;
+	unsigned int i, k;
 
 	if (sset != ETH_SS_STATS)
 		return;
 	for (i = 0; i < vecnet_xstats_count; i++)
 		ethtool_puts(&buf, vecnet_xstats_desc[i].name);
+	for (k = 0; k < vecnet_stat_queues(dev); k++)
+		for (i = 0; i < VECNET_QSTATS; i++)
+			ethtool_sprintf(&buf, vecnet_qstat_names[i], k);
+}
+
+static u64 vecnet_xstat_read(const struct vecnet_xstats *xs, size_t off)
+{
+	unsigned int start;
+	u64 v;
+
+	do {
+		start = u64_stats_fetch_begin(&xs->syncp);
+		v = u64_stats_read((const void *)xs + off);
+	} while (u64_stats_fetch_retry(&xs->syncp, start));
+	return v;
+}
+
+static void vecnet_qstats_read(const struct vecnet_qstats *qs, u64 *data)
+{
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&qs->syncp);
+		data[0] = u64_stats_read(&qs->packets);
+		data[1] = u64_stats_read(&qs->bytes);
+	} while (u64_stats_fetch_retry(&qs->syncp, start));
+}
+
+/* The batch sizes are the largest of any queue's; the rest add up */
+static bool vecnet_xstat_is_batch(size_t off)
+{
+	return off == offsetof(struct vecnet_xstats, rx_queue_max) ||
+	       off == offsetof(struct vecnet_xstats, rx_queue_running_average) ||
+	       off == offsetof(struct vecnet_xstats, tx_queue_max) ||
+	       off == offsetof(struct vecnet_xstats, tx_queue_running_average);
 }
 
 static void vecnet_get_ethtool_stats(struct net_device *dev,
 				     struct ethtool_stats *stats, u64 *data)
 {
 	struct vecnet_dev *vn = netdev_priv(dev);
-	unsigned int start, i, c;
-	u64 v[VECNET_XS_NR];
+	unsigned int i, c, k, nq = vecnet_stat_queues(dev);
 
 	for (i = 0; i < vecnet_xstats_count; i++) {
 		size_t off = vecnet_xstats_desc[i].offset;
+		bool batch = vecnet_xstat_is_batch(off);
 
-		for (c = 0; c < VECNET_XS_NR; c++) {
-			const struct vecnet_xstats *xs = &vn->xstats[c];
-
-			do {
-				start = u64_stats_fetch_begin(&xs->syncp);
-				v[c] = u64_stats_read((const void *)xs + off);
-			} while (u64_stats_fetch_retry(&xs->syncp, start));
-		}
-		/* a batch maximum is written in one context only: others 0 */
 		data[i] = 0;
-		for (c = 0; c < VECNET_XS_NR; c++)
-			data[i] += v[c];
+		for (k = 0; k < nq; k++) {
+			for (c = 0; c < VECNET_XS_NR; c++) {
+				u64 v = vecnet_xstat_read(&vn->q[k].xstats[c],
+							  off);
+
+				data[i] = batch ? max(data[i], v) : data[i] + v;
+			}
+		}
 	}
+	data += vecnet_xstats_count;
+	for (k = 0; k < nq; k++, data += VECNET_QSTATS) {
+		vecnet_qstats_read(&vn->q[k].rx_stats, data);
+		vecnet_qstats_read(&vn->q[k].tx_stats, data + 2);
+	}
+}
+
+static void vecnet_get_channels(struct net_device *dev,
+				struct ethtool_channels *ch)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+
+	ch->max_combined = vn->cfg.max_queues;
+	ch->combined_count = vn->cfg.queues;
+}
+
+/*
+ * ethtool -L vecN combined M, while the device is down: the rings and
+ * the host descriptors are made per queue when it comes up.  The
+ * frames a queue held were counted as dropped when it went down.
+ */
+static int vecnet_set_channels(struct net_device *dev,
+			       struct ethtool_channels *ch)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+	int err;
+
+	if (ch->rx_count || ch->tx_count || ch->other_count) {
+		netdev_err(dev, "ethtool -L: only combined channels\n");
+		return -EINVAL;
+	}
+	if (!ch->combined_count || ch->combined_count > vn->cfg.max_queues) {
+		netdev_err(dev, "ethtool -L: combined is 1..%u on this device\n",
+			   vn->cfg.max_queues);
+		return -EINVAL;
+	}
+	if (netif_running(dev)) {
+		netdev_err(dev, "ethtool -L: change the channels while the device is down\n");
+		return -EBUSY;
+	}
+	if ((vn->flags & VECNET_TF_NEGOTIATE) && ch->combined_count > 1 &&
+	    vn->vnet_want == VECNET_VNET_OFF) {
+		netdev_err(dev, "ethtool -L: several queues need vnet=auto or vnet=1\n");
+		return -EINVAL;
+	}
+	err = netif_set_real_num_queues(dev, ch->combined_count,
+					ch->combined_count);
+	if (err)
+		return err;
+	vn->cfg.queues = ch->combined_count;
+	vecnet_spread_napi(dev);
+	return 0;
 }
 
 /*
@@ -160,6 +260,8 @@ static const struct ethtool_ops vecnet_ethtool_ops = {
 	.get_sset_count			= vecnet_get_sset_count,
 	.get_strings			= vecnet_get_strings,
 	.get_ethtool_stats		= vecnet_get_ethtool_stats,
+	.get_channels			= vecnet_get_channels,
+	.set_channels			= vecnet_set_channels,
 	.flash_device			= vecnet_flash_device,
 };
 

@@ -77,30 +77,33 @@ const struct vecnet_stat_desc vecnet_xstats_desc[] = {
 	VECNET_XSTAT(rx_chan_frames),
 	VECNET_XSTAT(rx_chan_bad),
 	VECNET_XSTAT(chan_stalled),
+	VECNET_XSTAT(mq_joined),
 };
 
 const unsigned int vecnet_xstats_count = ARRAY_SIZE(vecnet_xstats_desc);
 
-void vecnet_xstats_add_n(struct vecnet_dev *vn, enum vecnet_xstats_ctx ctx,
+void vecnet_xstats_add_n(struct vecnet_queue *q, enum vecnet_xstats_ctx ctx,
 			 size_t off, u64 n)
 {
-	struct vecnet_xstats *xs = &vn->xstats[ctx];
+	struct vecnet_xstats *xs = &q->xstats[ctx];
 
 	u64_stats_update_begin(&xs->syncp);
 	u64_stats_add((u64_stats_t *)((u8 *)xs + off), n);
 	u64_stats_update_end(&xs->syncp);
 }
 
-void vecnet_xstats_add(struct vecnet_dev *vn, enum vecnet_xstats_ctx ctx,
-		       size_t off)
+void vecnet_xstats_add_tx(struct vecnet_queue *q, size_t off)
 {
-	vecnet_xstats_add_n(vn, ctx, off, 1);
+	lockdep_assert_held(&q->tx.lock);
+	vecnet_xstats_add_n(q, VECNET_XS_TX, off, 1);
 }
 
-void vecnet_xstats_add_tx(struct vecnet_dev *vn, size_t off)
+static void vecnet_qstats_add(struct vecnet_qstats *qs, unsigned int len)
 {
-	lockdep_assert_held(&vn->tx.lock);
-	vecnet_xstats_add(vn, VECNET_XS_TX, off);
+	u64_stats_update_begin(&qs->syncp);
+	u64_stats_inc(&qs->packets);
+	u64_stats_add(&qs->bytes, len);
+	u64_stats_update_end(&qs->syncp);
 }
 
 /* The largest batch seen and a running average (weight 1/8) */
@@ -117,35 +120,54 @@ static void vecnet_queue_sample(struct vecnet_xstats *xs, u64_stats_t *max,
 	u64_stats_update_end(&xs->syncp);
 }
 
+static void vecnet_qkick(struct vecnet_queue *q)
+{
+	napi_schedule(&q->napi);
+}
+
+/* Every queue polls: a change of the peer or the link concerns them all */
 static void vecnet_kick(struct vecnet_dev *vn)
 {
-	napi_schedule(&vn->napi);
+	unsigned int i;
+
+	for (i = 0; i < vn->nq; i++)
+		vecnet_qkick(&vn->q[i]);
+}
+
+/* Queue 0's descriptors are the transport's vn->fd and vn->tx_fd */
+static int vecnet_q_fd(const struct vecnet_queue *q)
+{
+	return q->index ? q->fd : q->vn->fd;
 }
 
 /* ---- host I/O ----------------------------------------------------------- */
 
-static int vecnet_recv_batch(struct vecnet_dev *vn, int fd, unsigned int n)
+static int vecnet_recv_batch(struct vecnet_queue *q, int fd, unsigned int n)
 {
-	if (vn->flags & VECNET_TF_CHARDEV)
-		return vecnet_user_readv_batch(fd, vn->rx.msgs, n);
-	return vecnet_user_recvmmsg(fd, vn->rx.msgs, n, !!vn->rx.cmsgs);
+	if (q->vn->flags & VECNET_TF_CHARDEV)
+		return vecnet_user_readv_batch(fd, q->rx.msgs, n);
+	return vecnet_user_recvmmsg(fd, q->rx.msgs, n, !!q->rx.cmsgs);
 }
 
-static int vecnet_tx_fd(const struct vecnet_dev *vn)
+static int vecnet_tx_fd(const struct vecnet_queue *q)
 {
-	return vn->tx_fd >= 0 ? vn->tx_fd : vn->fd;
+	if (!q->index && q->vn->tx_fd >= 0)
+		return q->vn->tx_fd;
+	return vecnet_q_fd(q);
 }
 
-static int vecnet_send_batch(struct vecnet_dev *vn, u8 chan,
+static int vecnet_send_batch(struct vecnet_queue *q, u8 chan,
 			     unsigned int first, unsigned int n)
 {
+	struct vecnet_dev *vn = q->vn;
+
 	if (vn->flags & (VECNET_TF_CHARDEV | VECNET_TF_TX_CHARDEV))
-		return vecnet_user_writev_batch(vecnet_tx_fd(vn),
-						&vn->tx.msgs[first], n);
+		return vecnet_user_writev_batch(vecnet_tx_fd(q),
+						&q->tx.msgs[first], n);
 	if (chan != VECNET_CHAN_NONE)
 		return vecnet_user_sendmmsg(vn->chan[chan].fd,
-					    &vn->tx.msgs[first], n);
-	return vecnet_user_sendmmsg(vn->fd, &vn->tx.msgs[first], n);
+					    &q->tx.msgs[first], n);
+	return vecnet_user_sendmmsg(vecnet_q_fd(q), &q->tx.msgs[first], n);
 }
 
 /* ---- receive ------------------------------------------------------------ */
@@ -170,9 +192,9 @@ static bool vecnet_peer_gone(const struct vecnet_dev *vn, int err)
 /* A connection ended under receive (end of file, or a reset) */
 static void vecnet_rx_peer_lost(struct vecnet_dev *vn)
 {
-	spin_lock(&vn->tx.lock);
+	spin_lock(&vn->q[0].tx.lock);
 	vecnet_peer_lost(vn);
-	spin_unlock(&vn->tx.lock);
+	spin_unlock(&vn->q[0].tx.lock);
 }
 
 /*
@@ -202,14 +224,15 @@ static bool vecnet_rx_alloc_fails(void)
 }
 #endif
 
-static struct sk_buff *vecnet_rx_skb(struct vecnet_dev *vn, bool in_napi)
+static struct sk_buff *vecnet_rx_skb(struct vecnet_queue *q, bool in_napi)
 {
-	unsigned int len = vn->cfg.headroom + vn->rx.buf_len;
+	struct vecnet_dev *vn = q->vn;
+	unsigned int len = vn->cfg.headroom + q->rx.buf_len;
 	struct sk_buff *skb;
 
 	if (in_napi && vecnet_rx_alloc_fails())
 		return NULL;
-	skb = in_napi ? napi_alloc_skb(&vn->napi, len) :
+	skb = in_napi ? napi_alloc_skb(&q->napi, len) :
 			netdev_alloc_skb(vn->dev, len);
 	if (skb)
 		skb_reserve(skb, vn->cfg.headroom);
@@ -223,16 +246,17 @@ static struct sk_buff *vecnet_rx_skb(struct vecnet_dev *vn, bool in_napi)
  * the frame 64 KiB whatever its length, which shrinks TCP's receive
  * window, and take a large allocation per frame to refill the ring.
  */
-static struct sk_buff *vecnet_rx_copy(struct vecnet_dev *vn, const u8 *data,
+static struct sk_buff *vecnet_rx_copy(struct vecnet_queue *q, const u8 *data,
 				      unsigned int len)
 {
+	struct vecnet_dev *vn = q->vn;
 	unsigned int head = len <= VECNET_RX_SWAP_MAX ? len : VECNET_RX_HEAD;
 	unsigned int off, f = 0;
 	struct sk_buff *skb;
 
 	if (vecnet_rx_alloc_fails())
 		return NULL;
-	skb = napi_alloc_skb(&vn->napi, vn->cfg.headroom + head);
+	skb = napi_alloc_skb(&q->napi, vn->cfg.headroom + head);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, vn->cfg.headroom);
@@ -255,29 +279,31 @@ static struct sk_buff *vecnet_rx_copy(struct vecnet_dev *vn, const u8 *data,
 }
 
 /* Point slot @i at its buffers again; the host rewrote namelen and flags */
-static void vecnet_rx_slot(struct vecnet_dev *vn, unsigned int i)
+static void vecnet_rx_slot(struct vecnet_queue *q, unsigned int i)
 {
-	struct user_msghdr *h = &vn->rx.msgs[i].msg_hdr;
-	struct iovec *iov = &vn->rx.iov[i * 2];
+	const struct vecnet_dev *vn = q->vn;
+	struct user_msghdr *h = &q->rx.msgs[i].msg_hdr;
+	struct iovec *iov = &q->rx.iov[i * 2];
+	struct vecnet_rxq *rx = &q->rx;
 	unsigned int n = 0;
 
 	if (vn->rx_hdr_len) {
-		iov[n].iov_base = (void __force __user *)(vn->rx.hdrs +
+		iov[n].iov_base = (void __force __user *)(rx->hdrs +
 							  i * vn->rx_hdr_len);
 		iov[n++].iov_len = vn->rx_hdr_len;
 	}
-	iov[n].iov_base = (void __force __user *)vn->rx.skbs[i]->data;
-	iov[n++].iov_len = vn->rx.buf_len;
+	iov[n].iov_base = (void __force __user *)rx->skbs[i]->data;
+	iov[n++].iov_len = rx->buf_len;
 
 	h->msg_iov = (struct iovec __force __user *)iov;
 	h->msg_iovlen = n;
-	h->msg_name = vn->rx.names ?
-		(void __force __user *)(vn->rx.names + i * vn->name_len) : NULL;
+	h->msg_name = rx->names ?
+		(void __force __user *)(rx->names + i * vn->name_len) : NULL;
 	h->msg_namelen = vn->name_len;
 	/* a descriptor may come along (a channel), or be forced on us */
-	h->msg_control = vn->rx.cmsgs ?
-		(void __force __user *)(vn->rx.cmsgs + i * VECNET_CMSG_LEN) : NULL;
-	h->msg_controllen = vn->rx.cmsgs ? VECNET_CMSG_LEN : 0;
+	h->msg_control = rx->cmsgs ?
+		(void __force __user *)(rx->cmsgs + i * VECNET_CMSG_LEN) : NULL;
+	h->msg_controllen = rx->cmsgs ? VECNET_CMSG_LEN : 0;
 	h->msg_flags = 0;
 }
 
@@ -287,11 +313,13 @@ static void vecnet_rx_slot(struct vecnet_dev *vn, unsigned int i)
  * checksum is already good.  One that does not fit the frame is the
  * host's error, counted with the encapsulation errors.
  */
-static int vecnet_rx_vnet_hdr(struct vecnet_dev *vn, struct sk_buff *skb,
+static int vecnet_rx_vnet_hdr(struct vecnet_queue *q, struct sk_buff *skb,
 			      const struct virtio_net_hdr *vh)
 {
+	struct vecnet_dev *vn = q->vn;
+
 	if (virtio_net_hdr_to_skb(skb, vh, virtio_legacy_is_little_endian())) {
-		vecnet_count_napi(vn, rx_encaps_errors);
+		vecnet_qcount_napi(q, rx_encaps_errors);
 		return -EINVAL;
 	}
 	/*
@@ -301,15 +329,15 @@ static int vecnet_rx_vnet_hdr(struct vecnet_dev *vn, struct sk_buff *skb,
 	if ((vh->flags & VIRTIO_NET_HDR_F_DATA_VALID) &&
 	    !(vn->flags & VECNET_TF_NEGOTIATE)) {
 		skb->ip_summed = CHECKSUM_UNNECESSARY;
-		vecnet_count_napi(vn, rx_csum_offload_good);
+		vecnet_qcount_napi(q, rx_csum_offload_good);
 	}
 	return 0;
 }
 
-static void vecnet_rx_drop(struct vecnet_dev *vn, unsigned int i)
+static void vecnet_rx_drop(struct vecnet_queue *q, unsigned int i)
 {
-	dev_dstats_rx_dropped(vn->dev);
-	vecnet_rx_slot(vn, i);
+	dev_dstats_rx_dropped(q->vn->dev);
+	vecnet_rx_slot(q, i);
 }
 
 /*
@@ -318,19 +346,39 @@ static void vecnet_rx_drop(struct vecnet_dev *vn, unsigned int i)
  * header in front of the frame.  Returns the header's length, or -1 when
  * the datagram was taken.
  */
-static int vecnet_rx_nego(struct vecnet_dev *vn, unsigned int i,
+static int vecnet_rx_nego(struct vecnet_queue *q, unsigned int i,
 			  unsigned int len, struct virtio_net_hdr *vh)
 {
-	const u8 *data = vn->rx.skbs[i]->data;
+	const u8 *data = q->rx.skbs[i]->data;
 
-	if (unlikely(len < ETH_HLEN) && vecnet_nego_rx(vn, data, len)) {
-		vecnet_rx_slot(vn, i);
+	if (unlikely(len < ETH_HLEN) && vecnet_nego_rx(q->vn, data, len)) {
+		vecnet_rx_slot(q, i);
 		return -1;
 	}
-	if (!READ_ONCE(vn->rx_vnet))
+	if (!READ_ONCE(q->vn->rx_vnet))
 		return 0;
 	if (len >= sizeof(*vh))
 		memcpy(vh, data, sizeof(*vh));
+	return sizeof(*vh);
+}
+
+/*
+ * A further queue of a negotiating link carries a header on every frame;
+ * its only other datagram is the switch's answer to its JOIN.  Returns
+ * the header's length, or -1 when the datagram was taken.
+ */
+static int vecnet_rx_mq(struct vecnet_queue *q, unsigned int i,
+			unsigned int len, struct virtio_net_hdr *vh)
+{
+	const u8 *data = q->rx.skbs[i]->data;
+
+	if (unlikely(len < sizeof(*vh) + ETH_HLEN)) {
+		if (!vecnet_nego_join_ack(q, data, len))
+			DEV_STATS_INC(q->vn->dev, rx_length_errors);
+		vecnet_rx_slot(q, i);
+		return -1;
+	}
+	memcpy(vh, data, sizeof(*vh));
 	return sizeof(*vh);
 }
 
@@ -339,47 +387,56 @@ static int vecnet_rx_nego(struct vecnet_dev *vn, unsigned int i,
  * the address the channel is for.  Returns the header's length, or -1
  * when the frame was dropped.
  */
-static int vecnet_rx_chan(struct vecnet_dev *vn, const struct vecnet_chan *c,
+static int vecnet_rx_chan(struct vecnet_queue *q, const struct vecnet_chan *c,
 			  unsigned int i, unsigned int len,
 			  struct virtio_net_hdr *vh)
 {
-	const u8 *data = vn->rx.skbs[i]->data;
+	const u8 *data = q->rx.skbs[i]->data;
 
 	if (unlikely(!vecnet_chan_frame_ok(c, data, len))) {
-		vecnet_count_napi(vn, rx_chan_bad);
-		vecnet_rx_drop(vn, i);
+		vecnet_qcount_napi(q, rx_chan_bad);
+		vecnet_rx_drop(q, i);
 		return -1;
 	}
 	memcpy(vh, data, sizeof(*vh));
 	return sizeof(*vh);
 }
 
-static void vecnet_rx_frame(struct vecnet_dev *vn, const struct vecnet_chan *c,
+/* The header in front of datagram @i: -1 when it was taken or dropped */
+static int vecnet_rx_inline_hdr(struct vecnet_queue *q,
+				const struct vecnet_chan *c, unsigned int i,
+				unsigned int len, struct virtio_net_hdr *vh)
+{
+	if (c)
+		return vecnet_rx_chan(q, c, i, len, vh);
+	if (q->index)
+		return vecnet_rx_mq(q, i, len, vh);
+	return vecnet_rx_nego(q, i, len, vh);
+}
+
+static void vecnet_rx_frame(struct vecnet_queue *q, const struct vecnet_chan *c,
 			    unsigned int i)
 {
-	struct user_msghdr *h = &vn->rx.msgs[i].msg_hdr;
-	unsigned int len = vn->rx.msgs[i].msg_len;
+	struct user_msghdr *h = &q->rx.msgs[i].msg_hdr;
+	unsigned int len = q->rx.msgs[i].msg_len;
 	const struct virtio_net_hdr *vh = NULL;
+	struct vecnet_dev *vn = q->vn;
 	struct net_device *dev = vn->dev;
+	struct vecnet_rxq *rx = &q->rx;
 	struct virtio_net_hdr inline_hdr;
 	struct sk_buff *skb, *fresh;
 	int extra = 0;
 
 	if (unlikely(h->msg_flags & MSG_TRUNC)) {
-		vecnet_count_napi(vn, rx_truncated);
+		vecnet_qcount_napi(q, rx_truncated);
 		DEV_STATS_INC(dev, rx_length_errors);
-		vecnet_rx_drop(vn, i);
+		vecnet_rx_drop(q, i);
 		return;
 	}
 	if (vn->flags & VECNET_TF_VNET_HDR)
-		vh = (const void *)(vn->rx.hdrs + i * vn->rx_hdr_len);
-	if (c) {
-		extra = vecnet_rx_chan(vn, c, i, len, &inline_hdr);
-		if (extra < 0)
-			return;
-		vh = &inline_hdr;
-	} else if (vn->flags & VECNET_TF_NEGOTIATE) {
-		extra = vecnet_rx_nego(vn, i, len, &inline_hdr);
+		vh = (const void *)(rx->hdrs + i * vn->rx_hdr_len);
+	if (c || (vn->flags & VECNET_TF_NEGOTIATE)) {
+		extra = vecnet_rx_inline_hdr(q, c, i, len, &inline_hdr);
 		if (extra < 0)
 			return;
 		if (extra)
@@ -387,69 +444,76 @@ static void vecnet_rx_frame(struct vecnet_dev *vn, const struct vecnet_chan *c,
 	}
 	if (unlikely(len < vn->rx_hdr_len + extra + ETH_HLEN)) {
 		DEV_STATS_INC(dev, rx_length_errors);
-		vecnet_rx_drop(vn, i);
+		vecnet_rx_drop(q, i);
 		return;
 	}
 	if (vn->transport->verify_header) {
 		extra = vn->transport->verify_header(vn,
-						     vn->rx.hdrs + i * vn->rx_hdr_len,
-						     vn->rx.skbs[i]->data, len,
-						     vn->rx.names ?
-						     vn->rx.names + i * vn->name_len :
+						     rx->hdrs + i * vn->rx_hdr_len,
+						     rx->skbs[i]->data, len,
+						     rx->names ?
+						     rx->names + i * vn->name_len :
 						     NULL);
 		if (extra < 0 || len < vn->rx_hdr_len + extra + ETH_HLEN) {
-			vecnet_count_napi(vn, rx_encaps_errors);
-			vecnet_rx_drop(vn, i);
+			vecnet_qcount_napi(q, rx_encaps_errors);
+			vecnet_rx_drop(q, i);
 			return;
 		}
 	}
 
 	len -= vn->rx_hdr_len;
-	if (vn->rx.buf_len > VECNET_RX_SWAP_MAX) {
+	if (rx->buf_len > VECNET_RX_SWAP_MAX) {
 		/* A super-frame buffer stays in the ring; the frame is copied */
-		skb = vecnet_rx_copy(vn, vn->rx.skbs[i]->data + extra,
-				     len - extra);
-		vecnet_rx_slot(vn, i);
+		skb = vecnet_rx_copy(q, rx->skbs[i]->data + extra, len - extra);
+		vecnet_rx_slot(q, i);
 		if (unlikely(!skb)) {
-			vecnet_count_napi(vn, rx_alloc_failed);
+			vecnet_qcount_napi(q, rx_alloc_failed);
 			dev_dstats_rx_dropped(dev);
 			return;
 		}
 		len -= extra;
 	} else {
 		/* Refill first: without a fresh buffer the frame is dropped */
-		fresh = vecnet_rx_skb(vn, true);
+		fresh = vecnet_rx_skb(q, true);
 		if (unlikely(!fresh)) {
-			vecnet_count_napi(vn, rx_alloc_failed);
-			vecnet_rx_drop(vn, i);
+			vecnet_qcount_napi(q, rx_alloc_failed);
+			vecnet_rx_drop(q, i);
 			return;
 		}
-		skb = vn->rx.skbs[i];
-		vn->rx.skbs[i] = fresh;
-		vecnet_rx_slot(vn, i);
+		skb = rx->skbs[i];
+		rx->skbs[i] = fresh;
+		vecnet_rx_slot(q, i);
 		skb_put(skb, len);
 		if (extra) {
 			__skb_pull(skb, extra);
 			len -= extra;
 		}
 	}
-	if (vh && vecnet_rx_vnet_hdr(vn, skb, vh)) {
+	if (vh && vecnet_rx_vnet_hdr(q, skb, vh)) {
 		dev_kfree_skb_any(skb);
 		dev_dstats_rx_dropped(dev);
 		return;
 	}
 	skb->protocol = eth_type_trans(skb, dev);
+	skb_record_rx_queue(skb, q->index);
 	dev_dstats_rx_add(dev, len);
-	napi_gro_receive(&vn->napi, skb);
+	vecnet_qstats_add(&q->rx_stats, len);
+	napi_gro_receive(&q->napi, skb);
 }
 
 /* A descriptor that came with datagram @i: a channel's, or unwanted */
-static void vecnet_rx_one(struct vecnet_dev *vn, const struct vecnet_chan *c,
+static void vecnet_rx_one(struct vecnet_queue *q, const struct vecnet_chan *c,
 			  unsigned int i)
 {
-	if (unlikely(vn->rx.msgs[i].msg_hdr.msg_controllen))
-		vn->rx_fd_in = vecnet_user_msg_fd(&vn->rx.msgs[i]);
-	vecnet_rx_frame(vn, c, i);
+	struct vecnet_dev *vn = q->vn;
+
+	/* only queue 0 has room for one: the switch hands channels there */
+	if (q->index || likely(!q->rx.msgs[i].msg_hdr.msg_controllen)) {
+		vecnet_rx_frame(q, c, i);
+		return;
+	}
+	vn->rx_fd_in = vecnet_user_msg_fd(&q->rx.msgs[i]);
+	vecnet_rx_frame(q, c, i);
 	/* not taken by a CHAN message (vecnet_nego_rx) */
 	if (unlikely(vn->rx_fd_in >= 0)) {
 		vecnet_user_close(vn->rx_fd_in);
@@ -457,11 +521,12 @@ static void vecnet_rx_one(struct vecnet_dev *vn, const struct vecnet_chan *c,
 	}
 }
 
-/* Receive from @fd, the device's or channel @c's, up to @budget frames */
-static int vecnet_rx_fd(struct vecnet_dev *vn, int fd,
+/* Receive from @fd, the queue's or channel @c's, up to @budget frames */
+static int vecnet_rx_fd(struct vecnet_queue *q, int fd,
 			const struct vecnet_chan *c, int budget)
 {
-	struct vecnet_xstats *xs;
+	struct vecnet_xstats *xs = &q->xstats[VECNET_XS_NAPI];
+	struct vecnet_dev *vn = q->vn;
 	bool eof = false;
 	int done = 0;
 
@@ -470,8 +535,8 @@ static int vecnet_rx_fd(struct vecnet_dev *vn, int fd,
 					  vn->batch);
 		int ret, i;
 
-		ret = vecnet_recv_batch(vn, fd, want);
-		vecnet_count_napi(vn, rx_kicks);
+		ret = vecnet_recv_batch(q, fd, want);
+		vecnet_qcount_napi(q, rx_kicks);
 		if (ret == -EAGAIN || ret == 0)
 			break;
 		if (vn->conn && !c && vecnet_peer_gone(vn, ret)) {
@@ -480,25 +545,23 @@ static int vecnet_rx_fd(struct vecnet_dev *vn, int fd,
 		}
 		if (ret < 0) {
 			/* counted as work, so a stuck error cannot spin here */
-			vecnet_count_napi(vn, rx_transient_errors);
+			vecnet_qcount_napi(q, rx_transient_errors);
 			done++;
 			continue;
 		}
-		xs = &vn->xstats[VECNET_XS_NAPI];
 		vecnet_queue_sample(xs, &xs->rx_queue_max,
 				    &xs->rx_queue_running_average, ret);
 		if (c)
-			vecnet_xstats_add_n(vn, VECNET_XS_NAPI,
-					    offsetof(struct vecnet_xstats,
-						     rx_chan_frames), ret);
+			vecnet_xstats_add_n(q, VECNET_XS_NAPI,
+					    vecnet_xs_off(rx_chan_frames), ret);
 		for (i = 0; i < ret; i++) {
 			/* a connection's end of file reads as empty records */
-			if (unlikely(!vn->rx.msgs[i].msg_len && vn->conn)) {
-				vecnet_rx_slot(vn, i);
+			if (unlikely(!q->rx.msgs[i].msg_len && vn->conn)) {
+				vecnet_rx_slot(q, i);
 				eof = true;
 				continue;
 			}
-			vecnet_rx_one(vn, c, i);
+			vecnet_rx_one(q, c, i);
 		}
 		done += ret;
 		if (unlikely(eof)) {
@@ -516,12 +579,14 @@ static int vecnet_rx_fd(struct vecnet_dev *vn, int fd,
 	return done;
 }
 
-static int vecnet_rx(struct vecnet_dev *vn, int budget)
+static int vecnet_rx(struct vecnet_queue *q, int budget)
 {
-	int done = vecnet_rx_fd(vn, vn->fd, NULL, budget);
+	int done = vecnet_rx_fd(q, vecnet_q_fd(q), NULL, budget);
+	struct vecnet_dev *vn = q->vn;
 	unsigned int i;
 
-	if (!vn->chan_want)
+	/* the channels are queue 0's */
+	if (!vn->chan_want || q->index)
 		return done;
 	/* vecnet_chan.c closes a channel only after a grace period */
 	rcu_read_lock();
@@ -530,7 +595,7 @@ static int vecnet_rx(struct vecnet_dev *vn, int budget)
 
 		/* pairs with the release in vecnet_chan_work(): fd is set */
 		if (smp_load_acquire(&c->state) == VECNET_CHAN_ACTIVE)
-			done += vecnet_rx_fd(vn, c->fd, c, budget - done);
+			done += vecnet_rx_fd(q, c->fd, c, budget - done);
 	}
 	rcu_read_unlock();
 	return done;
@@ -538,15 +603,21 @@ static int vecnet_rx(struct vecnet_dev *vn, int budget)
 
 /* ---- transmit ----------------------------------------------------------- */
 
-static void vecnet_tx_slot(struct vecnet_dev *vn, unsigned int slot,
+static struct netdev_queue *vecnet_txq(const struct vecnet_queue *q)
+{
+	return netdev_get_tx_queue(q->vn->dev, q->index);
+}
+
+static void vecnet_tx_slot(struct vecnet_queue *q, unsigned int slot,
 			   struct sk_buff *skb, bool hdr)
 {
-	struct iovec *iov = &vn->tx.iov[slot * VECNET_TX_IOV];
-	struct user_msghdr *h = &vn->tx.msgs[slot].msg_hdr;
+	struct iovec *iov = &q->tx.iov[slot * VECNET_TX_IOV];
+	struct user_msghdr *h = &q->tx.msgs[slot].msg_hdr;
+	struct vecnet_dev *vn = q->vn;
 	unsigned int n = 0, f;
 
 	if (hdr) {
-		iov[n].iov_base = (void __force __user *)(vn->tx.hdrs +
+		iov[n].iov_base = (void __force __user *)(q->tx.hdrs +
 							  slot * vn->tx_hdr_len);
 		iov[n++].iov_len = vn->tx_hdr_len;
 	}
@@ -568,15 +639,16 @@ static void vecnet_tx_slot(struct vecnet_dev *vn, unsigned int slot,
 	h->msg_flags = 0;
 }
 
-static void vecnet_tx_pop(struct vecnet_dev *vn, bool sent)
+static void vecnet_tx_pop(struct vecnet_queue *q, bool sent)
 {
-	struct vecnet_txq *tx = &vn->tx;
+	struct vecnet_txq *tx = &q->tx;
 	struct sk_buff *skb = tx->skbs[tx->head];
+	struct net_device *dev = q->vn->dev;
 
 	tx->skbs[tx->head] = NULL;
 	if (tx->chan)
 		tx->chan[tx->head] = VECNET_CHAN_NONE;
-	tx->head = (tx->head + 1) % vn->depth;
+	tx->head = (tx->head + 1) % q->vn->depth;
 	tx->count--;
 	/* the driver's own messages (no device: not from the stack) */
 	if (unlikely(!skb->dev)) {
@@ -584,33 +656,77 @@ static void vecnet_tx_pop(struct vecnet_dev *vn, bool sent)
 		return;
 	}
 	if (sent) {
-		dev_dstats_tx_add(vn->dev, skb->len);
+		dev_dstats_tx_add(dev, skb->len);
+		vecnet_qstats_add(&q->tx_stats, skb->len);
 		dev_consume_skb_any(skb);
 	} else {
-		dev_dstats_tx_dropped(vn->dev);
+		dev_dstats_tx_dropped(dev);
 		dev_kfree_skb_any(skb);
 	}
 }
 
-/* Called with tx.lock held */
-static void vecnet_tx_drop_all(struct vecnet_dev *vn)
+/* Called with the queue's tx.lock held */
+static void vecnet_tx_drop_all(struct vecnet_queue *q)
 {
-	while (vn->tx.count) {
-		DEV_STATS_INC(vn->dev, tx_carrier_errors);
-		vecnet_tx_pop(vn, false);
+	while (q->tx.count) {
+		DEV_STATS_INC(q->vn->dev, tx_carrier_errors);
+		vecnet_tx_pop(q, false);
 	}
 	/* A stopped queue would stay stopped when the carrier returns */
-	if (netif_queue_stopped(vn->dev))
-		netif_wake_queue(vn->dev);
+	if (netif_tx_queue_stopped(vecnet_txq(q)))
+		netif_tx_wake_queue(vecnet_txq(q));
+	WRITE_ONCE(q->tx_blocked, false);
 }
 
-/* Called with tx.lock held, from xmit or NAPI */
+/*
+ * Called with queue 0's tx.lock held: run @fn on every further queue,
+ * under its own tx.lock, which nests inside queue 0's
+ */
+static void vecnet_for_further_queues(struct vecnet_dev *vn,
+				      void (*fn)(struct vecnet_queue *q))
+{
+	unsigned int i;
+
+	lockdep_assert_held(&vn->q[0].tx.lock);
+	for (i = 1; i < vn->nq; i++) {
+		struct vecnet_queue *q = &vn->q[i];
+
+		spin_lock_nested(&q->tx.lock, SINGLE_DEPTH_NESTING);
+		fn(q);
+		spin_unlock(&q->tx.lock);
+	}
+}
+
+/* Called with tx.lock held: the queue takes frames again, or not */
+static void vecnet_q_live(struct vecnet_queue *q, bool live)
+{
+	struct vecnet_dev *vn = q->vn;
+
+	if (live)
+		set_bit(q->index, &vn->live);
+	else
+		clear_bit(q->index, &vn->live);
+}
+
+static void vecnet_q_unjoin(struct vecnet_queue *q)
+{
+	/* further unixdgram queues wait to be joined again */
+	if (q->vn->flags & VECNET_TF_NEGOTIATE) {
+		vecnet_q_live(q, false);
+		q->vn->mq_cookie_ok = false;
+	}
+	vecnet_tx_drop_all(q);
+}
+
+/* Called with queue 0's tx.lock held, from xmit, NAPI or the link work */
 void vecnet_peer_lost(struct vecnet_dev *vn)
 {
+	struct vecnet_queue *q0 = &vn->q[0];
+
 	if (vn->chan_want)
 		vecnet_chan_kill_all(vn);
-	vecnet_tx_drop_all(vn);
-	WRITE_ONCE(vn->tx_blocked, false);
+	vecnet_tx_drop_all(q0);
+	vecnet_for_further_queues(vn, vecnet_q_unjoin);
 	/* whoever answers next is asked for headers anew */
 	vn->nego_tries = 0;
 	if (!netif_carrier_ok(vn->dev))
@@ -624,11 +740,39 @@ void vecnet_peer_lost(struct vecnet_dev *vn)
 				 msecs_to_jiffies(vn->link_backoff_ms));
 }
 
-static void vecnet_tx_wait(struct vecnet_dev *vn)
+/* Called with queue 0's tx.lock held: queue @q takes frames from now on */
+void vecnet_mq_join(struct vecnet_queue *q)
 {
-	hrtimer_start(&vn->retry_timer, ns_to_ktime(vn->retry_ns),
+	lockdep_assert_held(&q->vn->q[0].tx.lock);
+	spin_lock_nested(&q->tx.lock, SINGLE_DEPTH_NESTING);
+	vecnet_q_live(q, true);
+	spin_unlock(&q->tx.lock);
+}
+
+/* Called with queue 0's tx.lock held: the further queues wait again */
+void vecnet_mq_unjoin_all(struct vecnet_dev *vn)
+{
+	vecnet_for_further_queues(vn, vecnet_q_unjoin);
+}
+
+static void vecnet_tx_wait(struct vecnet_queue *q)
+{
+	hrtimer_start(&q->retry_timer, ns_to_ktime(q->retry_ns),
 		      HRTIMER_MODE_REL);
-	vn->retry_ns = min_t(u64, vn->retry_ns * 2, VECNET_RETRY_MAX_NS);
+	q->retry_ns = min_t(u64, q->retry_ns * 2, VECNET_RETRY_MAX_NS);
+}
+
+/*
+ * A further queue found the peer gone: it drops what it holds, and the
+ * link work, which may take queue 0's lock, says so for the device
+ */
+static void vecnet_q_peer_gone(struct vecnet_queue *q)
+{
+	struct vecnet_dev *vn = q->vn;
+
+	vecnet_tx_drop_all(q);
+	if (vn->transport->probe_peer)
+		mod_delayed_work(system_wq, &vn->link_work, 0);
 }
 
 /*
@@ -636,11 +780,12 @@ static void vecnet_tx_wait(struct vecnet_dev *vn)
  * from the host leaves the frames queued and the write interrupt or
  * the retry timer brings NAPI back to send them.
  */
-static void vecnet_tx_flush(struct vecnet_dev *vn)
+static void vecnet_tx_flush(struct vecnet_queue *q)
 {
-	struct vecnet_txq *tx = &vn->tx;
-	bool armed = READ_ONCE(vn->tx_blocked);
-	struct vecnet_xstats *xs;
+	struct vecnet_xstats *xs = &q->xstats[VECNET_XS_TX];
+	bool armed = READ_ONCE(q->tx_blocked);
+	struct vecnet_dev *vn = q->vn;
+	struct vecnet_txq *tx = &q->tx;
 	unsigned int eintr = 0;
 
 	while (tx->count) {
@@ -658,27 +803,26 @@ static void vecnet_tx_flush(struct vecnet_dev *vn)
 					break;
 			n = i;
 		}
-		ret = vecnet_send_batch(vn, chan, tx->head, n);
-		vecnet_count_tx(vn, tx_kicks);
+		ret = vecnet_send_batch(q, chan, tx->head, n);
+		vecnet_qcount_tx(q, tx_kicks);
 		if (ret > 0) {
-			xs = &vn->xstats[VECNET_XS_TX];
 			vecnet_queue_sample(xs, &xs->tx_queue_max,
 					    &xs->tx_queue_running_average,
 					    ret);
 			if (chan != VECNET_CHAN_NONE) {
 				vecnet_chan_sent(vn, chan);
-				vecnet_xstats_add_n(vn, VECNET_XS_TX,
-						    offsetof(struct vecnet_xstats,
-							     tx_chan_frames), ret);
+				vecnet_xstats_add_n(q, VECNET_XS_TX,
+						    vecnet_xs_off(tx_chan_frames),
+						    ret);
 			}
 			for (i = 0; i < ret; i++)
-				vecnet_tx_pop(vn, true);
+				vecnet_tx_pop(q, true);
 			if (armed) {
-				WRITE_ONCE(vn->tx_blocked, false);
+				WRITE_ONCE(q->tx_blocked, false);
 				armed = false;
-				vecnet_count_tx(vn, tx_restart_queue);
+				vecnet_qcount_tx(q, tx_restart_queue);
 			}
-			vn->retry_ns = VECNET_RETRY_MIN_NS;
+			q->retry_ns = VECNET_RETRY_MIN_NS;
 			vn->link_backoff_ms = VECNET_LINK_MIN_MS;
 			continue;
 		}
@@ -688,77 +832,93 @@ static void vecnet_tx_flush(struct vecnet_dev *vn)
 			continue;
 		if (ret == -EAGAIN || ret == -ENOBUFS) {
 			if (ret == -EAGAIN)
-				vecnet_count_tx(vn, tx_eagain);
+				vecnet_qcount_tx(q, tx_eagain);
 			else
-				vecnet_count_tx(vn, tx_enobufs);
+				vecnet_qcount_tx(q, tx_enobufs);
 			/*
 			 * Flag first, then try once more: a wakeup between
 			 * the failed send and the flag would otherwise be
 			 * ignored by the write interrupt.
 			 */
 			if (!armed) {
-				WRITE_ONCE(vn->tx_blocked, true);
+				WRITE_ONCE(q->tx_blocked, true);
 				armed = true;
 				continue;
 			}
-			vecnet_tx_wait(vn);
+			vecnet_tx_wait(q);
 			return;
 		}
 		if (ret == -EINTR || ret == -ECONNRESET) {
-			vecnet_count_tx(vn, tx_eintr);
+			vecnet_qcount_tx(q, tx_eintr);
 			if (++eintr < VECNET_EINTR_TRIES)
 				continue;
-			WRITE_ONCE(vn->tx_blocked, true);
-			vecnet_tx_wait(vn);
+			WRITE_ONCE(q->tx_blocked, true);
+			vecnet_tx_wait(q);
 			return;
 		}
 		if (vecnet_peer_gone(vn, ret)) {
-			vecnet_peer_lost(vn);
+			if (q->index)
+				vecnet_q_peer_gone(q);
+			else
+				vecnet_peer_lost(vn);
 			return;
 		}
 		/* This frame cannot go (EMSGSIZE and the like); the rest may */
 		net_warn_ratelimited("%s: dropped a frame the host refused: %d\n",
 				     vn->dev->name, ret);
 		DEV_STATS_INC(vn->dev, tx_errors);
-		vecnet_tx_pop(vn, false);
+		vecnet_tx_pop(q, false);
 	}
 }
 
-/* Called with tx.lock held: send now, unless the host said "later" */
+/* Called with queue 0's tx.lock held: send now, unless the host said "later" */
 void vecnet_tx_kick_flush(struct vecnet_dev *vn)
 {
-	if (vn->tx.count && !READ_ONCE(vn->tx_blocked))
-		vecnet_tx_flush(vn);
+	struct vecnet_queue *q = &vn->q[0];
+
+	if (q->tx.count && !READ_ONCE(q->tx_blocked))
+		vecnet_tx_flush(q);
+}
+
+/* Called with tx.lock held: a full ring stops the queue */
+static void vecnet_tx_check_full(struct vecnet_queue *q)
+{
+	struct netdev_queue *txq = vecnet_txq(q);
+
+	if (q->tx.count == q->vn->depth && !netif_tx_queue_stopped(txq)) {
+		netif_tx_stop_queue(txq);
+		vecnet_qcount_tx(q, tx_flow_control_xoff);
+	}
 }
 
 /*
- * Called with tx.lock held: queue a datagram of the driver's own (a
- * negotiation message), as it is, behind what the ring holds.  The ring
- * has room: the caller checked.  Its skb has no device, which keeps it
- * out of the device's packet counters.
+ * Called with queue 0's tx.lock held: queue a datagram of the driver's
+ * own (a negotiation message), as it is, behind what the ring holds.
+ * The ring has room: the caller checked.  Its skb has no device, which
+ * keeps it out of the device's packet counters.
  */
 void vecnet_tx_queue_raw(struct vecnet_dev *vn, struct sk_buff *skb)
 {
-	struct vecnet_txq *tx = &vn->tx;
+	struct vecnet_queue *q = &vn->q[0];
+	struct vecnet_txq *tx = &q->tx;
 	unsigned int slot = (tx->head + tx->count) % vn->depth;
 
 	tx->skbs[slot] = skb;
-	vecnet_tx_slot(vn, slot, skb, false);
+	vecnet_tx_slot(q, slot, skb, false);
 	tx->count++;
 	/* xmit counts on a free slot while the queue runs */
-	if (tx->count == vn->depth && !netif_queue_stopped(vn->dev)) {
-		netif_stop_queue(vn->dev);
-		vecnet_count_tx(vn, tx_flow_control_xoff);
-	}
+	vecnet_tx_check_full(q);
 }
 
-/* Called with tx.lock held: frames queued in a format the peer left */
+/* Called with queue 0's tx.lock held: frames queued in a format the peer left */
 void vecnet_tx_drop_queued(struct vecnet_dev *vn)
 {
-	while (vn->tx.count)
-		vecnet_tx_pop(vn, false);
-	if (netif_queue_stopped(vn->dev) && netif_carrier_ok(vn->dev))
-		netif_wake_queue(vn->dev);
+	struct vecnet_queue *q = &vn->q[0];
+
+	while (q->tx.count)
+		vecnet_tx_pop(q, false);
+	if (netif_tx_queue_stopped(vecnet_txq(q)) && netif_carrier_ok(vn->dev))
+		netif_tx_wake_queue(vecnet_txq(q));
 }
 
 /* The offloads the guest leaves to the host travel in a virtio-net header */
@@ -772,10 +932,26 @@ static int vecnet_tx_header(struct vecnet_dev *vn, struct sk_buff *skb,
 				       false, 0);
 }
 
+/*
+ * Called with tx.lock held: with a header or not (0/1), or -1 to drop.
+ * A further queue of a negotiating link always has one, and takes
+ * frames only while joined.
+ */
+static int vecnet_xmit_hdr(struct vecnet_queue *q, struct sk_buff *skb)
+{
+	struct vecnet_dev *vn = q->vn;
+
+	if (!q->index || !(vn->flags & VECNET_TF_NEGOTIATE))
+		return vecnet_nego_tx_hdr(vn, skb);
+	return test_bit(q->index, &vn->live) ? 1 : -1;
+}
+
 static netdev_tx_t vecnet_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct vecnet_dev *vn = netdev_priv(dev);
-	struct vecnet_txq *tx = &vn->tx;
+	u16 qi = skb_get_queue_mapping(skb);
+	struct vecnet_queue *q;
+	struct vecnet_txq *tx;
 	unsigned int slot;
 	int hdr;
 
@@ -783,11 +959,14 @@ static netdev_tx_t vecnet_xmit(struct sk_buff *skb, struct net_device *dev)
 		DEV_STATS_INC(dev, tx_carrier_errors);
 		goto drop;
 	}
+	/* the stack picks among the real queues, which are the open ones */
+	q = &vn->q[qi < vn->nq ? qi : 0];
+	tx = &q->tx;
 	spin_lock(&tx->lock);
 	if (skb_shinfo(skb)->nr_frags)
-		vecnet_count_tx(vn, sg_ok);
+		vecnet_qcount_tx(q, sg_ok);
 	slot = (tx->head + tx->count) % vn->depth;
-	hdr = vecnet_nego_tx_hdr(vn, skb);
+	hdr = vecnet_xmit_hdr(q, skb);
 	if (hdr < 0 || (hdr &&
 			vecnet_tx_header(vn, skb, tx->hdrs + slot * vn->tx_hdr_len))) {
 		spin_unlock(&tx->lock);
@@ -801,7 +980,7 @@ static netdev_tx_t vecnet_xmit(struct sk_buff *skb, struct net_device *dev)
 	 */
 	skb_orphan(skb);
 	tx->skbs[slot] = skb;
-	vecnet_tx_slot(vn, slot, skb, hdr);
+	vecnet_tx_slot(q, slot, skb, hdr);
 	if (tx->chan)
 		tx->chan[slot] = vn->nchan && hdr ? vecnet_chan_pick(vn, skb) :
 						    VECNET_CHAN_NONE;
@@ -809,19 +988,16 @@ static netdev_tx_t vecnet_xmit(struct sk_buff *skb, struct net_device *dev)
 	skb_tx_timestamp(skb);
 
 	if (tx->count == vn->depth) {
-		if (!READ_ONCE(vn->tx_blocked))
-			vecnet_tx_flush(vn);
-		if (tx->count == vn->depth) {
-			netif_stop_queue(dev);
-			vecnet_count_tx(vn, tx_flow_control_xoff);
-		}
-	} else if (!netdev_xmit_more() && !READ_ONCE(vn->tx_blocked)) {
+		if (!READ_ONCE(q->tx_blocked))
+			vecnet_tx_flush(q);
+		vecnet_tx_check_full(q);
+	} else if (!netdev_xmit_more() && !READ_ONCE(q->tx_blocked)) {
 		u32 usecs = READ_ONCE(vn->tx_usecs);
 
 		if (!usecs)
-			vecnet_tx_flush(vn);
-		else if (!hrtimer_is_queued(&vn->tx_timer))
-			hrtimer_start(&vn->tx_timer, ns_to_ktime((u64)usecs * NSEC_PER_USEC),
+			vecnet_tx_flush(q);
+		else if (!hrtimer_is_queued(&q->tx_timer))
+			hrtimer_start(&q->tx_timer, ns_to_ktime((u64)usecs * NSEC_PER_USEC),
 				      HRTIMER_MODE_REL);
 	}
 	spin_unlock(&tx->lock);
@@ -831,6 +1007,32 @@ drop:
 	dev_dstats_tx_dropped(dev);
 	dev_kfree_skb_any(skb);
 	return NETDEV_TX_OK;
+}
+
+/*
+ * Which queue a frame goes out on.  A frame for a shortcut channel takes
+ * queue 0, which holds the channels; the others go by flow (XPS where it
+ * is set, else the skb hash) over the queues that take frames now.
+ */
+static u16 vecnet_select_queue(struct net_device *dev, struct sk_buff *skb,
+			       struct net_device *sb_dev)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+	unsigned long live = READ_ONCE(vn->live);
+	unsigned int n, k, i;
+
+	if (dev->real_num_tx_queues == 1 || live == BIT(0))
+		return 0;
+	if (READ_ONCE(vn->nchan) && vecnet_chan_dest(vn, skb))
+		return 0;
+	if (live == GENMASK(dev->real_num_tx_queues - 1, 0))
+		return netdev_pick_tx(dev, skb, sb_dev);
+	n = hweight_long(live);
+	k = reciprocal_scale(skb_get_hash(skb), n);
+	for_each_set_bit(i, &live, VECNET_QUEUES_MAX)
+		if (!k--)
+			return i;
+	return 0;
 }
 
 /* ---- interrupts, timers, NAPI -------------------------------------------- */
@@ -844,86 +1046,88 @@ enum {
 
 static irqreturn_t vecnet_rx_interrupt(int irq, void *data)
 {
-	struct vecnet_dev *vn = data;
-
-	vecnet_kick(vn);
+	vecnet_qkick(data);
 	return IRQ_HANDLED;
 }
 
 /* The host has room again; only of interest while a send waits for it */
 static irqreturn_t vecnet_tx_interrupt(int irq, void *data)
 {
-	struct vecnet_dev *vn = data;
+	struct vecnet_queue *q = data;
 
-	if (READ_ONCE(vn->tx_blocked)) {
-		set_bit(VECNET_EV_WRITE, &vn->events);
-		vecnet_kick(vn);
+	if (READ_ONCE(q->tx_blocked)) {
+		set_bit(VECNET_EV_WRITE, &q->events);
+		vecnet_qkick(q);
 	}
 	return IRQ_HANDLED;
 }
 
 static enum hrtimer_restart vecnet_tx_timer_fn(struct hrtimer *t)
 {
-	struct vecnet_dev *vn = container_of(t, struct vecnet_dev, tx_timer);
+	struct vecnet_queue *q = container_of(t, struct vecnet_queue, tx_timer);
 
-	set_bit(VECNET_EV_COALESCE, &vn->events);
-	vecnet_kick(vn);
+	set_bit(VECNET_EV_COALESCE, &q->events);
+	vecnet_qkick(q);
 	return HRTIMER_NORESTART;
 }
 
 static enum hrtimer_restart vecnet_retry_timer_fn(struct hrtimer *t)
 {
-	struct vecnet_dev *vn = container_of(t, struct vecnet_dev, retry_timer);
+	struct vecnet_queue *q = container_of(t, struct vecnet_queue,
+					      retry_timer);
 
-	set_bit(VECNET_EV_RETRY, &vn->events);
-	vecnet_kick(vn);
+	set_bit(VECNET_EV_RETRY, &q->events);
+	vecnet_qkick(q);
 	return HRTIMER_NORESTART;
 }
 
 static void vecnet_tx_timeout(struct net_device *dev, unsigned int txqueue)
 {
 	struct vecnet_dev *vn = netdev_priv(dev);
+	struct vecnet_queue *q = &vn->q[txqueue < vn->nq ? txqueue : 0];
 
-	set_bit(VECNET_EV_TIMEOUT, &vn->events);
-	vecnet_kick(vn);
+	set_bit(VECNET_EV_TIMEOUT, &q->events);
+	vecnet_qkick(q);
 }
 
 /* Timer and interrupt events are counted here, outside hard IRQ context */
-static void vecnet_count_events(struct vecnet_dev *vn, unsigned long ev)
+static void vecnet_count_events(struct vecnet_queue *q, unsigned long ev)
 {
 	if (ev & BIT(VECNET_EV_WRITE))
-		vecnet_count_napi(vn, tx_write_wakeups);
+		vecnet_qcount_napi(q, tx_write_wakeups);
 	if (ev & BIT(VECNET_EV_RETRY))
-		vecnet_count_napi(vn, tx_retry_timer);
+		vecnet_qcount_napi(q, tx_retry_timer);
 	if (ev & BIT(VECNET_EV_COALESCE))
-		vecnet_count_napi(vn, tx_coalesce_timer);
+		vecnet_qcount_napi(q, tx_coalesce_timer);
 	if (ev & BIT(VECNET_EV_TIMEOUT))
-		vecnet_count_napi(vn, tx_timeout_count);
+		vecnet_qcount_napi(q, tx_timeout_count);
 }
 
 static int vecnet_poll(struct napi_struct *napi, int budget)
 {
-	struct vecnet_dev *vn = container_of(napi, struct vecnet_dev, napi);
-	unsigned long ev = xchg(&vn->events, 0);
-	struct vecnet_txq *tx = &vn->tx;
+	struct vecnet_queue *q = container_of(napi, struct vecnet_queue, napi);
+	unsigned long ev = xchg(&q->events, 0);
+	struct netdev_queue *txq = vecnet_txq(q);
+	struct vecnet_dev *vn = q->vn;
+	struct vecnet_txq *tx = &q->tx;
 	int work;
 
-	vecnet_count_events(vn, ev);
+	vecnet_count_events(q, ev);
 
 	spin_lock(&tx->lock);
 	/* A blocked sender tries again only when the host or a timer says */
-	if (tx->count && (!READ_ONCE(vn->tx_blocked) ||
+	if (tx->count && (!READ_ONCE(q->tx_blocked) ||
 			  (ev & (BIT(VECNET_EV_WRITE) | BIT(VECNET_EV_RETRY) |
 				 BIT(VECNET_EV_TIMEOUT)))))
-		vecnet_tx_flush(vn);
-	if (netif_queue_stopped(vn->dev) && tx->count < vn->depth &&
+		vecnet_tx_flush(q);
+	if (netif_tx_queue_stopped(txq) && tx->count < vn->depth &&
 	    netif_carrier_ok(vn->dev)) {
-		netif_wake_queue(vn->dev);
-		vecnet_count_tx(vn, tx_flow_control_xon);
+		netif_tx_wake_queue(txq);
+		vecnet_qcount_tx(q, tx_flow_control_xon);
 	}
 	spin_unlock(&tx->lock);
 
-	work = vecnet_rx(vn, budget);
+	work = vecnet_rx(q, budget);
 	if (work < budget)
 		napi_complete_done(napi, work);
 	return work;
@@ -1020,9 +1224,9 @@ static void vecnet_link_work(struct work_struct *work)
 		vn->link_backoff_ms = VECNET_LINK_MIN_MS;
 	} else {
 		if (vecnet_peer_gone(vn, err) && netif_carrier_ok(dev)) {
-			spin_lock_bh(&vn->tx.lock);
+			spin_lock_bh(&vn->q[0].tx.lock);
 			vecnet_peer_lost(vn);
-			spin_unlock_bh(&vn->tx.lock);
+			spin_unlock_bh(&vn->q[0].tx.lock);
 		}
 		delay = vn->link_backoff_ms;
 		vn->link_backoff_ms = min(vn->link_backoff_ms * 2,
@@ -1033,37 +1237,45 @@ static void vecnet_link_work(struct work_struct *work)
 
 /* ---- rings -------------------------------------------------------------- */
 
+static void vecnet_ring_free(struct vecnet_queue *q)
+{
+	unsigned int i;
+
+	if (q->tx.skbs) {
+		while (q->tx.count)
+			vecnet_tx_pop(q, false);
+	}
+	if (q->rx.skbs) {
+		for (i = 0; i < q->vn->depth; i++)
+			dev_kfree_skb(q->rx.skbs[i]);
+	}
+	kfree(q->rx.skbs);
+	kfree(q->rx.msgs);
+	kfree(q->rx.iov);
+	kfree(q->rx.hdrs);
+	kfree(q->rx.names);
+	kfree(q->rx.cmsgs);
+	kfree(q->tx.chan);
+	kfree(q->tx.skbs);
+	kfree(q->tx.msgs);
+	kfree(q->tx.iov);
+	kfree(q->tx.hdrs);
+	memset(&q->rx, 0, sizeof(q->rx));
+	q->tx.skbs = NULL;
+	q->tx.msgs = NULL;
+	q->tx.iov = NULL;
+	q->tx.hdrs = NULL;
+	q->tx.chan = NULL;
+	q->tx.head = 0;
+	q->tx.count = 0;
+}
+
 static void vecnet_rings_free(struct vecnet_dev *vn)
 {
 	unsigned int i;
 
-	if (vn->tx.skbs) {
-		while (vn->tx.count)
-			vecnet_tx_pop(vn, false);
-	}
-	if (vn->rx.skbs) {
-		for (i = 0; i < vn->depth; i++)
-			dev_kfree_skb(vn->rx.skbs[i]);
-	}
-	kfree(vn->rx.skbs);
-	kfree(vn->rx.msgs);
-	kfree(vn->rx.iov);
-	kfree(vn->rx.hdrs);
-	kfree(vn->rx.names);
-	kfree(vn->rx.cmsgs);
-	kfree(vn->tx.chan);
-	kfree(vn->tx.skbs);
-	kfree(vn->tx.msgs);
-	kfree(vn->tx.iov);
-	kfree(vn->tx.hdrs);
-	memset(&vn->rx, 0, sizeof(vn->rx));
-	vn->tx.skbs = NULL;
-	vn->tx.msgs = NULL;
-	vn->tx.iov = NULL;
-	vn->tx.hdrs = NULL;
-	vn->tx.chan = NULL;
-	vn->tx.head = 0;
-	vn->tx.count = 0;
+	for (i = 0; i < vn->nq; i++)
+		vecnet_ring_free(&vn->q[i]);
 	/* without rings, rx-gro-hw may be chosen again (vecnet_open) */
 	if (vn->gro_hw_held) {
 		vn->dev->hw_features |= NETIF_F_GRO_HW;
@@ -1071,22 +1283,30 @@ static void vecnet_rings_free(struct vecnet_dev *vn)
 	}
 }
 
-static int vecnet_rings_alloc(struct vecnet_dev *vn)
+static unsigned int vecnet_rx_buf_len(const struct vecnet_dev *vn)
 {
-	struct vecnet_rxq *rx = &vn->rx;
-	struct vecnet_txq *tx = &vn->tx;
-	unsigned int d = vn->depth, i;
+	unsigned int len = vn->dev->mtu + ETH_HLEN + VLAN_HLEN;
 
-	rx->buf_len = vn->dev->mtu + ETH_HLEN + VLAN_HLEN;
 	if ((vn->dev->features & NETIF_F_GRO_HW) ||
 	    (vn->flags & VECNET_TF_RX_GSO))
-		rx->buf_len = max_t(unsigned int, rx->buf_len, VECNET_GSO_FRAME);
+		len = max_t(unsigned int, len, VECNET_GSO_FRAME);
 	/* Header options beyond the fixed part land in front of the frame */
 	if (vn->transport->verify_header)
-		rx->buf_len += VECNET_HDR_MAX;
+		len += VECNET_HDR_MAX;
 	/* A tap read that fills the buffer was cut short: one byte tells */
 	if (vn->flags & VECNET_TF_CHARDEV)
-		rx->buf_len += 1;
+		len += 1;
+	return len;
+}
+
+static int vecnet_ring_alloc(struct vecnet_queue *q)
+{
+	struct vecnet_dev *vn = q->vn;
+	struct vecnet_rxq *rx = &q->rx;
+	struct vecnet_txq *tx = &q->tx;
+	unsigned int d = vn->depth, i;
+
+	rx->buf_len = vecnet_rx_buf_len(vn);
 	rx->skbs = kcalloc(d, sizeof(*rx->skbs), GFP_KERNEL);
 	rx->msgs = kcalloc(d, sizeof(*rx->msgs), GFP_KERNEL);
 	rx->iov = kcalloc(d * 2, sizeof(*rx->iov), GFP_KERNEL);
@@ -1095,122 +1315,187 @@ static int vecnet_rings_alloc(struct vecnet_dev *vn)
 	tx->iov = kcalloc(d * VECNET_TX_IOV, sizeof(*tx->iov), GFP_KERNEL);
 	if (!rx->skbs || !rx->msgs || !rx->iov ||
 	    !tx->skbs || !tx->msgs || !tx->iov)
-		goto nomem;
+		return -ENOMEM;
 	if (vn->rx_hdr_len) {
 		rx->hdrs = kcalloc(d, vn->rx_hdr_len, GFP_KERNEL);
 		if (!rx->hdrs)
-			goto nomem;
+			return -ENOMEM;
 	}
 	if (vn->tx_hdr_len) {
 		tx->hdrs = kcalloc(d, vn->tx_hdr_len, GFP_KERNEL);
 		if (!tx->hdrs)
-			goto nomem;
+			return -ENOMEM;
 	}
 	if (vn->name_len) {
 		rx->names = kcalloc(d, vn->name_len, GFP_KERNEL);
 		if (!rx->names)
-			goto nomem;
+			return -ENOMEM;
 	}
-	if (vn->chan_want) {
+	/* channels, and the descriptors that bring them, are queue 0's */
+	if (vn->chan_want && !q->index) {
 		rx->cmsgs = kcalloc(d, VECNET_CMSG_LEN, GFP_KERNEL);
 		tx->chan = kmalloc(d, GFP_KERNEL);
 		if (!rx->cmsgs || !tx->chan)
-			goto nomem;
+			return -ENOMEM;
 		memset(tx->chan, VECNET_CHAN_NONE, d);
 	}
 	for (i = 0; i < d; i++) {
-		rx->skbs[i] = vecnet_rx_skb(vn, false);
+		rx->skbs[i] = vecnet_rx_skb(q, false);
 		if (!rx->skbs[i])
-			goto nomem;
-		vecnet_rx_slot(vn, i);
+			return -ENOMEM;
+		vecnet_rx_slot(q, i);
 	}
 	return 0;
+}
 
-nomem:
-	vecnet_rings_free(vn);
-	return -ENOMEM;
+static int vecnet_rings_alloc(struct vecnet_dev *vn)
+{
+	unsigned int i;
+
+	for (i = 0; i < vn->nq; i++) {
+		if (vecnet_ring_alloc(&vn->q[i])) {
+			vecnet_rings_free(vn);
+			return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 /* close() for transports whose only host objects are the descriptors */
 void vecnet_close_fd(struct vecnet_dev *vn)
 {
+	unsigned int i;
+
 	if (vn->tx_fd >= 0)
 		vecnet_user_close(vn->tx_fd);
 	vn->tx_fd = -1;
 	if (vn->fd >= 0)
 		vecnet_user_close(vn->fd);
 	vn->fd = -1;
+	for (i = 1; i < VECNET_QUEUES_MAX; i++) {
+		if (vn->q[i].fd >= 0)
+			vecnet_user_close(vn->q[i].fd);
+		vn->q[i].fd = -1;
+	}
 }
 
 /* ---- net_device_ops ----------------------------------------------------- */
 
-static int vecnet_irqs_request(struct vecnet_dev *vn)
+static int vecnet_q_irqs_request(struct vecnet_queue *q)
 {
+	struct vecnet_dev *vn = q->vn;
 	int err;
 
-	err = um_request_irq(UM_IRQ_ALLOC, vn->fd, IRQ_READ,
-			     vecnet_rx_interrupt, 0, vn->dev->name, vn);
+	err = um_request_irq(UM_IRQ_ALLOC, vecnet_q_fd(q), IRQ_READ,
+			     vecnet_rx_interrupt, 0, vn->dev->name, q);
 	if (err < 0) {
-		netdev_err(vn->dev, "no interrupt for receive: %d\n", err);
+		netdev_err(vn->dev, "queue %u: no interrupt for receive: %d\n",
+			   q->index, err);
 		return err;
 	}
-	vn->rx_irq = err;
-	err = um_request_irq(UM_IRQ_ALLOC, vecnet_tx_fd(vn), IRQ_WRITE,
-			     vecnet_tx_interrupt, 0, vn->dev->name, vn);
+	q->rx_irq = err;
+	err = um_request_irq(UM_IRQ_ALLOC, vecnet_tx_fd(q), IRQ_WRITE,
+			     vecnet_tx_interrupt, 0, vn->dev->name, q);
 	if (err < 0) {
-		netdev_err(vn->dev, "no interrupt for transmit: %d\n", err);
-		um_free_irq(vn->rx_irq, vn);
+		netdev_err(vn->dev, "queue %u: no interrupt for transmit: %d\n",
+			   q->index, err);
+		um_free_irq(q->rx_irq, q);
 		return err;
 	}
-	vn->tx_irq = err;
+	q->tx_irq = err;
 	return 0;
 }
 
-static void vecnet_irqs_free(struct vecnet_dev *vn)
+static void vecnet_q_irqs_free(struct vecnet_queue *q)
 {
-	um_free_irq(vn->tx_irq, vn);
-	um_free_irq(vn->rx_irq, vn);
+	um_free_irq(q->tx_irq, q);
+	um_free_irq(q->rx_irq, q);
+}
+
+static void vecnet_irqs_free(struct vecnet_dev *vn, unsigned int n)
+{
+	while (n--)
+		vecnet_q_irqs_free(&vn->q[n]);
+}
+
+static int vecnet_irqs_request(struct vecnet_dev *vn)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < vn->nq; i++) {
+		err = vecnet_q_irqs_request(&vn->q[i]);
+		if (err) {
+			vecnet_irqs_free(vn, i);
+			return err;
+		}
+	}
+	return 0;
+}
+
+static void vecnet_napis(struct vecnet_dev *vn, bool enable)
+{
+	unsigned int i;
+
+	for (i = 0; i < vn->nq; i++) {
+		if (enable)
+			napi_enable(&vn->q[i].napi);
+		else
+			napi_disable(&vn->q[i].napi);
+	}
 }
 
 /*
  * From probe_peer, on an open device: a connection transport (bess) has
  * a new connection in @fd to put in place of the one that ended.  Fails
  * only when the host gives no interrupt for the new descriptor; the
- * device then stays without a carrier.
+ * device then stays without a carrier.  Such transports have one queue.
  */
 int vecnet_replace_fd(struct vecnet_dev *vn, int fd)
 {
+	struct vecnet_queue *q = &vn->q[0];
 	int err;
 
 	netif_tx_disable(vn->dev);
-	napi_disable(&vn->napi);
-	vecnet_irqs_free(vn);
-	spin_lock_bh(&vn->tx.lock);
-	vecnet_tx_drop_all(vn);
-	WRITE_ONCE(vn->tx_blocked, false);
-	spin_unlock_bh(&vn->tx.lock);
+	napi_disable(&q->napi);
+	vecnet_q_irqs_free(q);
+	spin_lock_bh(&q->tx.lock);
+	vecnet_tx_drop_all(q);
+	spin_unlock_bh(&q->tx.lock);
 	vecnet_user_close(vn->fd);
 	vn->fd = fd;
-	err = vecnet_irqs_request(vn);
-	napi_enable(&vn->napi);
-	netif_wake_queue(vn->dev);
+	err = vecnet_q_irqs_request(q);
+	napi_enable(&q->napi);
+	netif_tx_wake_all_queues(vn->dev);
 	if (!err)
-		vecnet_kick(vn);
+		vecnet_qkick(q);
 	return err;
+}
+
+static void vecnet_q_reset(struct vecnet_queue *q)
+{
+	q->retry_ns = VECNET_RETRY_MIN_NS;
+	q->tx_blocked = false;
+	q->events = 0;
 }
 
 static int vecnet_open(struct net_device *dev)
 {
 	struct vecnet_dev *vn = netdev_priv(dev);
 	bool peer_there;
+	unsigned int i;
 	int err;
 
 	vn->depth = vn->cfg.depth;
+	vn->nq = vn->cfg.queues;
 	vn->batch = vn->cfg.vec ? vn->depth : 1;
-	vn->retry_ns = VECNET_RETRY_MIN_NS;
 	vn->link_backoff_ms = VECNET_LINK_MIN_MS;
-	vn->tx_blocked = false;
-	vn->events = 0;
+	for (i = 0; i < vn->nq; i++)
+		vecnet_q_reset(&vn->q[i]);
+	/* a negotiating link's further queues wait for the switch's word */
+	vn->mq_cookie_ok = false;
+	vn->live = vn->flags & VECNET_TF_NEGOTIATE ? BIT(0) :
+						      GENMASK(vn->nq - 1, 0);
 	/* An rx-gro-hw request made while up takes effect now */
 	netdev_update_features(dev);
 
@@ -1223,13 +1508,13 @@ static int vecnet_open(struct net_device *dev)
 	if (err)
 		goto err_close;
 	/* rx-gro-hw wants super-frame buffers: fixed while these rings live */
-	if (vn->rx.buf_len < VECNET_GSO_FRAME &&
+	if (vn->q[0].rx.buf_len < VECNET_GSO_FRAME &&
 	    (dev->hw_features & NETIF_F_GRO_HW)) {
 		dev->hw_features &= ~NETIF_F_GRO_HW;
 		vn->gro_hw_held = true;
 	}
 
-	napi_enable(&vn->napi);
+	vecnet_napis(vn, true);
 
 	err = vecnet_irqs_request(vn);
 	if (err)
@@ -1251,7 +1536,7 @@ static int vecnet_open(struct net_device *dev)
 				      msecs_to_jiffies(peer_there ?
 						       VECNET_LINK_CHECK_MS :
 						       VECNET_LINK_MIN_MS));
-	netif_start_queue(dev);
+	netif_tx_start_all_queues(dev);
 	/* Edge-triggered: frames queued before the IRQ existed raise none */
 	vecnet_kick(vn);
 	/* Runs once the device is up, after this returns */
@@ -1260,7 +1545,7 @@ static int vecnet_open(struct net_device *dev)
 	return 0;
 
 err_napi:
-	napi_disable(&vn->napi);
+	vecnet_napis(vn, false);
 	vecnet_rings_free(vn);
 err_close:
 	vn->transport->close(vn);
@@ -1270,6 +1555,7 @@ err_close:
 static int vecnet_stop(struct net_device *dev)
 {
 	struct vecnet_dev *vn = netdev_priv(dev);
+	unsigned int i;
 
 	/*
 	 * First the link work, which may replace the descriptor and so
@@ -1279,17 +1565,21 @@ static int vecnet_stop(struct net_device *dev)
 	 */
 	disable_delayed_work_sync(&vn->link_work);
 	netif_tx_disable(dev);
-	vecnet_irqs_free(vn);
-	napi_disable(&vn->napi);
+	vecnet_irqs_free(vn, vn->nq);
+	vecnet_napis(vn, false);
 	disable_delayed_work_sync(&vn->announce_work);
 	vn->announce_waits = 0;
-	hrtimer_cancel(&vn->tx_timer);
-	hrtimer_cancel(&vn->retry_timer);
+	for (i = 0; i < vn->nq; i++) {
+		hrtimer_cancel(&vn->q[i].tx_timer);
+		hrtimer_cancel(&vn->q[i].retry_timer);
+	}
 	vecnet_chan_close_all(vn);
+	/* what the rings still hold is counted as dropped */
 	vecnet_rings_free(vn);
 	vn->transport->close(vn);
 	netif_carrier_off(dev);
 	vecnet_nego_stop(vn);
+	vn->live = 0;
 	/* With the rings gone, a pending rx-gro-hw request may apply */
 	netdev_update_features(dev);
 	return 0;
@@ -1317,7 +1607,7 @@ static netdev_features_t vecnet_fix_features(struct net_device *dev,
 {
 	struct vecnet_dev *vn = netdev_priv(dev);
 
-	if (vn->rx.skbs && vn->rx.buf_len < VECNET_GSO_FRAME)
+	if (vn->q[0].rx.skbs && vn->q[0].rx.buf_len < VECNET_GSO_FRAME)
 		features &= ~NETIF_F_GRO_HW;
 	return features;
 }
@@ -1362,9 +1652,9 @@ static int vecnet_set_mac(struct net_device *dev, void *addr)
 		return err;
 	/* the other guests' channels know us by the old address */
 	if (vn->chan_want) {
-		spin_lock_bh(&vn->tx.lock);
+		spin_lock_bh(&vn->q[0].tx.lock);
 		vecnet_chan_kill_all(vn);
-		spin_unlock_bh(&vn->tx.lock);
+		spin_unlock_bh(&vn->q[0].tx.lock);
 	}
 	if (!vn->transport->mac_changed)
 		return err;
@@ -1375,6 +1665,7 @@ static const struct net_device_ops vecnet_netdev_ops = {
 	.ndo_open		= vecnet_open,
 	.ndo_stop		= vecnet_stop,
 	.ndo_start_xmit		= vecnet_xmit,
+	.ndo_select_queue	= vecnet_select_queue,
 	.ndo_set_mac_address	= vecnet_set_mac,
 	.ndo_validate_addr	= eth_validate_addr,
 	.ndo_change_mtu		= vecnet_change_mtu,
@@ -1428,6 +1719,39 @@ void vecnet_add_flags(struct vecnet_dev *vn, u32 flags)
 	}
 }
 
+/*
+ * Several queues: UML takes every interrupt on CPU 0, and its
+ * smp_affinity cannot move them, so NAPI run from the interrupt would
+ * poll every queue there.  Threaded NAPI has a kernel thread per queue
+ * instead, which the scheduler places on any CPU.  Writing 0 to
+ * /sys/class/net/vecN/threaded goes back to polling in softirq.
+ */
+void vecnet_spread_napi(struct net_device *dev)
+{
+	if (dev->real_num_tx_queues > 1 && !dev->threaded &&
+	    dev_set_threaded(dev, NETDEV_NAPI_THREADED_ENABLED))
+		netdev_warn(dev, "no NAPI threads: every queue polls on CPU 0\n");
+}
+
+static void vecnet_q_init(struct vecnet_dev *vn, unsigned int i)
+{
+	struct vecnet_queue *q = &vn->q[i];
+	unsigned int c;
+
+	q->vn = vn;
+	q->index = i;
+	q->fd = -1;
+	spin_lock_init(&q->tx.lock);
+	for (c = 0; c < VECNET_XS_NR; c++)
+		u64_stats_init(&q->xstats[c].syncp);
+	u64_stats_init(&q->rx_stats.syncp);
+	u64_stats_init(&q->tx_stats.syncp);
+	hrtimer_setup(&q->tx_timer, vecnet_tx_timer_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL);
+	hrtimer_setup(&q->retry_timer, vecnet_retry_timer_fn,
+		      CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+}
+
 static void vecnet_dev_init(struct net_device *dev,
 			    const struct vecnet_config *cfg)
 {
@@ -1441,13 +1765,8 @@ static void vecnet_dev_init(struct net_device *dev,
 	vn->fd = -1;
 	vn->tx_fd = -1;
 	vn->depth = cfg->depth;
-	spin_lock_init(&vn->tx.lock);
-	for (i = 0; i < VECNET_XS_NR; i++)
-		u64_stats_init(&vn->xstats[i].syncp);
-	hrtimer_setup(&vn->tx_timer, vecnet_tx_timer_fn, CLOCK_MONOTONIC,
-		      HRTIMER_MODE_REL);
-	hrtimer_setup(&vn->retry_timer, vecnet_retry_timer_fn,
-		      CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	for (i = 0; i < VECNET_QUEUES_MAX; i++)
+		vecnet_q_init(vn, i);
 	INIT_DELAYED_WORK(&vn->link_work, vecnet_link_work);
 	INIT_DELAYED_WORK(&vn->announce_work, vecnet_announce_work);
 	/* enabled while the device is up (vecnet_open, vecnet_stop) */
@@ -1472,7 +1791,8 @@ static void vecnet_dev_init(struct net_device *dev,
 		eth_hw_addr_set(dev, cfg->mac);
 	else
 		eth_hw_addr_random(dev);
-	netif_napi_add(dev, &vn->napi, vecnet_poll);
+	for (i = 0; i < cfg->max_queues; i++)
+		netif_napi_add(dev, &vn->q[i].napi, vecnet_poll);
 	netif_carrier_off(dev);
 }
 
@@ -1493,7 +1813,7 @@ int vecnet_device_add(const char *spec, struct vecnet_err *err)
 		ret = -EEXIST;
 		goto err_unlock;
 	}
-	dev = alloc_etherdev(sizeof(*vn));
+	dev = alloc_etherdev_mqs(sizeof(*vn), cfg.max_queues, cfg.max_queues);
 	if (!dev) {
 		vecnet_err_set(err, "vec%u: out of memory", cfg.index);
 		ret = -ENOMEM;
@@ -1505,6 +1825,12 @@ int vecnet_device_add(const char *spec, struct vecnet_err *err)
 	ret = cfg.transport->setup(vn, cfg.args, err);
 	if (ret)
 		goto err_free;
+	ret = netif_set_real_num_queues(dev, cfg.queues, cfg.queues);
+	if (ret) {
+		vecnet_err_set(err, "vec%u: cannot set %u queues: %d",
+			       cfg.index, cfg.queues, ret);
+		goto err_destroy;
+	}
 
 	ret = register_netdev(dev);
 	if (ret) {
@@ -1512,11 +1838,13 @@ int vecnet_device_add(const char *spec, struct vecnet_err *err)
 			       cfg.index, ret);
 		goto err_destroy;
 	}
+	vecnet_spread_napi(dev);
 	list_add_tail(&vn->list, &vecnet_devices);
 	mutex_unlock(&vecnet_devices_lock);
 	vecnet_args_free(cfg.args);
-	netdev_info(dev, "transport %s, depth %u, mtu %u, %pM\n",
-		    cfg.transport->name, cfg.depth, cfg.mtu, dev->dev_addr);
+	netdev_info(dev, "transport %s, depth %u, mtu %u, queues %u, %pM\n",
+		    cfg.transport->name, cfg.depth, cfg.mtu, cfg.queues,
+		    dev->dev_addr);
 	return 0;
 
 err_destroy:

@@ -19,6 +19,15 @@
  * other guest's MAC in bytes 6-11, the descriptor alongside), UNCHAN
  * withdraws it.  Starting over closes them all.
  *
+ * A device with several queues (queues=N) has a socket per queue.  Its
+ * HELLO says F_MQ; a switch that takes further queues answers QUEUES
+ * with a cookie (bytes 6-11) after its MODE, and each further socket
+ * then sends JOIN with that cookie, which the switch echoes back on that
+ * socket once the socket is part of the guest's port.  Only then does
+ * transmit use the queue.  Datagrams on a further queue carry a header
+ * whatever MODE said, both ways.  The cookie reaches only whoever reads
+ * queue 0's socket, and starting over forgets it and every join.
+ *
  * Receive state belongs to NAPI, transmit state to tx.lock.  The
  * offloads stay offered whatever the peer said: while the link is plain,
  * ndo_features_check has the stack segment and checksum each frame in
@@ -37,8 +46,12 @@
 #define VECNET_NEGO_MODE	2
 #define VECNET_NEGO_CHAN	3
 #define VECNET_NEGO_UNCHAN	4
+#define VECNET_NEGO_QUEUES	5
+#define VECNET_NEGO_JOIN	6
 #define VECNET_NEGO_F_VNET	0x0001
 #define VECNET_NEGO_F_CHAN	0x0002
+#define VECNET_NEGO_F_MQ	0x0004
+#define VECNET_NEGO_COOKIE_LEN	6
 /* HELLOs sent, one per link check, before the peer counts as plain */
 #define VECNET_NEGO_TRIES	3
 
@@ -62,7 +75,7 @@ static void vecnet_nego_head(u8 *m, u8 type)
  */
 static void vecnet_nego_queue(struct vecnet_dev *vn, u8 type, u16 flags)
 {
-	struct vecnet_txq *tx = &vn->tx;
+	struct vecnet_txq *tx = &vn->q[0].tx;
 	struct sk_buff *skb;
 	u8 *m;
 
@@ -103,7 +116,60 @@ static void vecnet_nego_send_mode(struct vecnet_dev *vn)
 /* What a HELLO asks for */
 static u16 vecnet_nego_hello_flags(const struct vecnet_dev *vn)
 {
-	return VECNET_NEGO_F_VNET | (vn->chan_want ? VECNET_NEGO_F_CHAN : 0);
+	return VECNET_NEGO_F_VNET | (vn->chan_want ? VECNET_NEGO_F_CHAN : 0) |
+	       (vn->nq > 1 ? VECNET_NEGO_F_MQ : 0);
+}
+
+/* Every further queue that is not part of the port yet asks to be */
+static void vecnet_nego_join(struct vecnet_dev *vn)
+{
+	u8 m[VECNET_NEGO_LEN];
+	unsigned int i;
+
+	vecnet_nego_head(m, VECNET_NEGO_JOIN);
+	memcpy(m + 6, vn->mq_cookie, VECNET_NEGO_COOKIE_LEN);
+	for (i = 1; i < vn->nq; i++)
+		if (!test_bit(i, &vn->live))
+			vecnet_user_send(vn->q[i].fd, m, sizeof(m));
+}
+
+/* From NAPI: the switch's cookie for our further queues */
+static void vecnet_nego_queues(struct vecnet_dev *vn, const u8 *m)
+{
+	spin_lock(&vn->q[0].tx.lock);
+	/* a new cookie: the joins made with the old one are gone */
+	vecnet_mq_unjoin_all(vn);
+	if (vn->nq > 1 && vn->tx_vnet) {
+		memcpy(vn->mq_cookie, m + 6, VECNET_NEGO_COOKIE_LEN);
+		vn->mq_cookie_ok = true;
+		vecnet_nego_join(vn);
+	}
+	spin_unlock(&vn->q[0].tx.lock);
+}
+
+/*
+ * From a further queue's NAPI: is the @len bytes at @m the switch's
+ * answer to that queue's JOIN?  Then the queue takes frames.
+ */
+bool vecnet_nego_join_ack(struct vecnet_queue *q, const u8 *m,
+			  unsigned int len)
+{
+	struct vecnet_dev *vn = q->vn;
+
+	if (len != VECNET_NEGO_LEN ||
+	    memcmp(m, vecnet_nego_magic, sizeof(vecnet_nego_magic)) ||
+	    m[4] != VECNET_NEGO_VERSION || m[5] != VECNET_NEGO_JOIN)
+		return false;
+	spin_lock(&vn->q[0].tx.lock);
+	if (vn->mq_cookie_ok &&
+	    !memcmp(m + 6, vn->mq_cookie, VECNET_NEGO_COOKIE_LEN) &&
+	    !test_bit(q->index, &vn->live)) {
+		vecnet_mq_join(q);
+		vecnet_qcount_napi(q, mq_joined);
+		netdev_dbg(vn->dev, "queue %u joined\n", q->index);
+	}
+	spin_unlock(&vn->q[0].tx.lock);
+	return true;
 }
 
 /* Called with tx.lock held: the peer's frames and ours go plain */
@@ -117,6 +183,7 @@ static void vecnet_nego_plain_again(struct vecnet_dev *vn)
 	vn->nego_agreed = false;
 	if (vn->chan_want)
 		vecnet_chan_kill_all(vn);
+	vecnet_mq_unjoin_all(vn);
 }
 
 /* Called with tx.lock held: plain again, and ask the peer anew */
@@ -133,9 +200,9 @@ void vecnet_nego_start(struct vecnet_dev *vn)
 {
 	if (!vecnet_nego_wanted(vn))
 		return;
-	spin_lock_bh(&vn->tx.lock);
+	spin_lock_bh(&vn->q[0].tx.lock);
 	vecnet_nego_restart(vn);
-	spin_unlock_bh(&vn->tx.lock);
+	spin_unlock_bh(&vn->q[0].tx.lock);
 }
 
 /* Headers both ways: the peer's MODE came, and ours went */
@@ -163,7 +230,7 @@ bool vecnet_nego_rx(struct vecnet_dev *vn, const u8 *m, unsigned int len)
 	    memcmp(m, vecnet_nego_magic, sizeof(vecnet_nego_magic)))
 		return false;
 	if (len != VECNET_NEGO_LEN || m[4] != VECNET_NEGO_VERSION ||
-	    m[5] < VECNET_NEGO_HELLO || m[5] > VECNET_NEGO_UNCHAN ||
+	    m[5] < VECNET_NEGO_HELLO || m[5] > VECNET_NEGO_QUEUES ||
 	    !vecnet_nego_wanted(vn)) {
 		vecnet_count_napi(vn, rx_nego_bad);
 		return true;
@@ -177,8 +244,12 @@ bool vecnet_nego_rx(struct vecnet_dev *vn, const u8 *m, unsigned int len)
 		vecnet_chan_revoke(vn, m + 6);
 		return true;
 	}
+	if (m[5] == VECNET_NEGO_QUEUES) {
+		vecnet_nego_queues(vn, m);
+		return true;
+	}
 	flags = get_unaligned_be16(m + 6);
-	spin_lock(&vn->tx.lock);
+	spin_lock(&vn->q[0].tx.lock);
 	if (m[5] == VECNET_NEGO_HELLO) {
 		/* the peer starts over in plain frames; so do we, then answer */
 		vecnet_nego_plain_again(vn);
@@ -192,7 +263,7 @@ bool vecnet_nego_rx(struct vecnet_dev *vn, const u8 *m, unsigned int len)
 			vecnet_nego_agreed(vn);
 	}
 	vecnet_tx_kick_flush(vn);
-	spin_unlock(&vn->tx.lock);
+	spin_unlock(&vn->q[0].tx.lock);
 	return true;
 }
 
@@ -206,7 +277,7 @@ void vecnet_nego_tick(struct vecnet_dev *vn)
 
 	if (!vecnet_nego_wanted(vn))
 		return;
-	spin_lock_bh(&vn->tx.lock);
+	spin_lock_bh(&vn->q[0].tx.lock);
 	if (!vn->nego_agreed && vn->nego_tries < VECNET_NEGO_TRIES) {
 		vn->nego_tries++;
 		vecnet_nego_queue(vn, VECNET_NEGO_HELLO,
@@ -214,7 +285,10 @@ void vecnet_nego_tick(struct vecnet_dev *vn)
 		vecnet_count_tx(vn, nego_hello);
 		said = vn->nego_tries == VECNET_NEGO_TRIES;
 	}
-	spin_unlock_bh(&vn->tx.lock);
+	/* a JOIN or its answer may have been lost: ask again */
+	if (vn->mq_cookie_ok)
+		vecnet_nego_join(vn);
+	spin_unlock_bh(&vn->q[0].tx.lock);
 	if (!said)
 		return;
 	if (vn->vnet_want == VECNET_VNET_ON)

@@ -8,6 +8,7 @@
  * and the reason, and the device is not created.
  */
 
+#include <linux/cpumask.h>
 #include <linux/hex.h>
 #include <linux/kernel.h>
 #include <linux/slab.h>
@@ -25,6 +26,8 @@ static const struct vecnet_key vecnet_common_keys[] = {
 	{ .name = "headroom", .type = VECNET_KEY_U32,
 	  .min = 0, .max = VECNET_HEADROOM_MAX },
 	{ .name = "vec", .type = VECNET_KEY_BOOL, .max = 1 },
+	{ .name = "queues", .type = VECNET_KEY_U32,
+	  .min = 1, .max = VECNET_QUEUES_MAX },
 	{ .name = "mac", .type = VECNET_KEY_MAC },
 	{ }
 };
@@ -406,6 +409,23 @@ int vecnet_parse(const char *spec, struct vecnet_config *cfg,
 	if (vecnet_arg_str(args, "mac")) {
 		mac_pton(vecnet_arg_str(args, "mac"), cfg->mac);
 		cfg->have_mac = true;
+	}
+	cfg->queues = vecnet_arg_u32(args, "queues", 1);
+	cfg->max_queues = 1;
+	if (t->flags & VECNET_TF_MQ)
+		cfg->max_queues = min_t(u32, num_possible_cpus(),
+					VECNET_QUEUES_MAX);
+	if (cfg->queues > 1 && !(t->flags & VECNET_TF_MQ)) {
+		vecnet_err_set(err, "%s: option 'queues': transport %s has one queue",
+			       dev, t->name);
+		ret = -EINVAL;
+		goto bad;
+	}
+	if (cfg->queues > cfg->max_queues) {
+		vecnet_err_set(err, "%s: option 'queues': %u is more than the guest's %u CPUs",
+			       dev, cfg->queues, cfg->max_queues);
+		ret = -ERANGE;
+		goto bad;
 	}
 	if (cfg->mtu > t->max_mtu) {
 		vecnet_err_set(err, "%s: option 'mtu': %u is out of range %u..%u for transport %s",

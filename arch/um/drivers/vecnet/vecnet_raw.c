@@ -313,7 +313,7 @@ static int vecnet_hybrid_open(struct vecnet_dev *vn)
 	struct vecnet_raw *raw = vn->tpriv;
 	int fd, err;
 
-	fd = vecnet_tap_attach(vn, raw->ifname);
+	fd = vecnet_tap_attach(vn, raw->ifname, false);
 	if (fd < 0)
 		return fd;
 	vn->tx_fd = fd;

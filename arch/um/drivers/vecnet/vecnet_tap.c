@@ -2,14 +2,16 @@
 /*
  * vecnet: the tap transport.
  *
- *	vecN:transport=tap,ifname=NAME[,gro=0|1]
+ *	vecN:transport=tap,ifname=NAME[,gro=0|1][,queues=N]
  *
  * The guest end of a host tap device.  Every frame carries a
  * virtio_net_hdr (IFF_VNET_HDR), so the guest hands segmentation and
  * checksums to the host, and with gro=1 the host hands the guest the
  * super-frames it has coalesced instead of cutting them up first.
  * ifname is required: the device is found, or created when the host
- * lets the guest create it, under that name.
+ * lets the guest create it, under that name.  With queues=N above 1 the
+ * tap is a multiqueue one (IFF_MULTI_QUEUE) and each queue has a
+ * descriptor of its own on it; the host spreads its frames by flow.
  */
 
 #include <linux/slab.h>
@@ -57,12 +59,15 @@ int vecnet_tap_offload(int fd, netdev_features_t features)
 					   !!(features & NETIF_F_RXCSUM));
 }
 
-/* The tap's descriptor with the offloads set, or a negative errno */
-int vecnet_tap_attach(struct vecnet_dev *vn, const char *ifname)
+/*
+ * A descriptor on the tap with the offloads set, or a negative errno;
+ * @mq: one queue of a multiqueue tap
+ */
+int vecnet_tap_attach(struct vecnet_dev *vn, const char *ifname, bool mq)
 {
 	int fd, err;
 
-	fd = vecnet_user_tap_open(ifname, sizeof(struct virtio_net_hdr));
+	fd = vecnet_user_tap_open(ifname, sizeof(struct virtio_net_hdr), mq);
 	if (fd < 0) {
 		netdev_err(vn->dev, "cannot attach to tap %s: %d\n", ifname, fd);
 		return fd;
@@ -80,11 +85,20 @@ int vecnet_tap_attach(struct vecnet_dev *vn, const char *ifname)
 static int vecnet_tap_open(struct vecnet_dev *vn)
 {
 	struct vecnet_tap *tap = vn->tpriv;
-	int fd = vecnet_tap_attach(vn, tap->ifname);
+	unsigned int k;
+	int fd;
 
-	if (fd < 0)
-		return fd;
-	vn->fd = fd;
+	for (k = 0; k < vn->nq; k++) {
+		fd = vecnet_tap_attach(vn, tap->ifname, vn->nq > 1);
+		if (fd < 0) {
+			vecnet_close_fd(vn);
+			return fd;
+		}
+		if (k)
+			vn->q[k].fd = fd;
+		else
+			vn->fd = fd;
+	}
 	return 0;
 }
 
@@ -97,15 +111,21 @@ static void vecnet_tap_destroy(struct vecnet_dev *vn)
 static int vecnet_tap_set_features(struct vecnet_dev *vn,
 				   netdev_features_t features)
 {
+	unsigned int k;
+	int err;
+
 	if (vn->fd < 0)
 		return 0;
-	return vecnet_tap_offload(vn->fd, features);
+	err = vecnet_tap_offload(vn->fd, features);
+	for (k = 1; !err && k < vn->nq; k++)
+		err = vecnet_tap_offload(vn->q[k].fd, features);
+	return err;
 }
 
 const struct vecnet_transport vecnet_tap = {
 	.name		= "tap",
 	.keys		= vecnet_tap_keys,
-	.flags		= VECNET_TF_VNET_HDR | VECNET_TF_CHARDEV,
+	.flags		= VECNET_TF_VNET_HDR | VECNET_TF_CHARDEV | VECNET_TF_MQ,
 	.max_mtu	= VECNET_MTU_MAX,
 	.setup		= vecnet_tap_setup,
 	.open		= vecnet_tap_open,

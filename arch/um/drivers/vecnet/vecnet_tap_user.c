@@ -17,7 +17,7 @@
 #include <linux/if_tun.h>
 #include "vecnet_user.h"
 
-int vecnet_user_tap_open(const char *ifname, int vnet_hdr_len)
+int vecnet_user_tap_open(const char *ifname, int vnet_hdr_len, int mq)
 {
 	struct ifreq ifr;
 	int fd, err;
@@ -31,9 +31,19 @@ int vecnet_user_tap_open(const char *ifname, int vnet_hdr_len)
 
 	memset(&ifr, 0, sizeof(ifr));
 	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
+	if (mq)
+		ifr.ifr_flags |= IFF_MULTI_QUEUE;
 	memcpy(ifr.ifr_name, ifname, strlen(ifname));
-	if (ioctl(fd, TUNSETIFF, &ifr) < 0 ||
-	    ioctl(fd, TUNSETVNETHDRSZ, &vnet_hdr_len) < 0) {
+	err = ioctl(fd, TUNSETIFF, &ifr);
+	/*
+	 * One queue on a multiqueue tap: the host wants the flag whenever
+	 * the tap has it, however many queues we take
+	 */
+	if (err < 0 && errno == EINVAL && !mq) {
+		ifr.ifr_flags |= IFF_MULTI_QUEUE;
+		err = ioctl(fd, TUNSETIFF, &ifr);
+	}
+	if (err < 0 || ioctl(fd, TUNSETVNETHDRSZ, &vnet_hdr_len) < 0) {
 		err = -errno;
 		close(fd);
 		return err;

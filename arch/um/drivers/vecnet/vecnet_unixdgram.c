@@ -8,13 +8,17 @@
  * and falls back to plain frames, vnet=1 insists, vnet=0 never asks.
  *
  *	vecN:transport=unixdgram,path=PEER[,local=PATH][,vnet=auto|0|1]
- *		[,shortcut=0|1]
+ *		[,shortcut=0|1][,queues=N]
  *
  * The socket binds @local (by default vecN.sock in the guest's uml_dir)
  * and connect()s to @path.  Connecting matters: the host sends a
  * connected sender a wakeup when the peer's queue drains, and a peer
  * that connects back lifts the receive queue limit.  A peer that
  * restarts at the same path is found again by connecting again.
+ *
+ * With queues=N each further queue K has a socket of its own, bound to
+ * @local.qK and connected to @path as well; vecnet_nego.c makes them
+ * part of the guest's port on the switch.
  */
 
 #include <linux/slab.h>
@@ -25,8 +29,9 @@
 struct vecnet_unixdgram {
 	char local[VECNET_UNIX_PATH_MAX];
 	char peer[VECNET_UNIX_PATH_MAX];
-	/* @local is ours to remove: bound now, not yet removed */
+	/* @local (and @local.qK) are ours to remove: bound, not yet removed */
 	bool bound;
+	unsigned long qbound;
 	/* The peer's socket file when last connected, to spot a restart */
 	unsigned long long peer_id;
 	/* Said that the host cannot tell whether the peer lives */
@@ -43,11 +48,21 @@ static const struct vecnet_key vecnet_unixdgram_keys[] = {
 	{ }
 };
 
+/* @local.qK, the socket of further queue @k */
+static int vecnet_unixdgram_qpath(const struct vecnet_unixdgram *ud,
+				  unsigned int k, char *buf)
+{
+	int n = snprintf(buf, VECNET_UNIX_PATH_MAX, "%s.q%u", ud->local, k);
+
+	return n < 0 || n >= VECNET_UNIX_PATH_MAX ? -ENAMETOOLONG : 0;
+}
+
 static int vecnet_unixdgram_setup(struct vecnet_dev *vn,
 				  const struct vecnet_args *args,
 				  struct vecnet_err *err)
 {
 	const char *local = vecnet_arg_str(args, "local");
+	char path[VECNET_UNIX_PATH_MAX];
 	struct vecnet_unixdgram *ud;
 	int n;
 
@@ -75,6 +90,19 @@ static int vecnet_unixdgram_setup(struct vecnet_dev *vn,
 	}
 	if (vecnet_nego_setup(vn, vecnet_arg_str(args, "vnet"), err))
 		goto bad;
+	/* further queues join through the negotiation */
+	if (vn->cfg.queues > 1 && vn->vnet_want == VECNET_VNET_OFF) {
+		vecnet_err_set(err, "vec%u: option 'queues': needs vnet=auto or vnet=1",
+			       vn->cfg.index);
+		goto bad;
+	}
+	if (vn->cfg.max_queues > 1 &&
+	    vecnet_unixdgram_qpath(ud, vn->cfg.max_queues - 1, path)) {
+		vecnet_err_set(err, "vec%u: option 'local': %s.q%u is longer than %u bytes",
+			       vn->cfg.index, ud->local, vn->cfg.max_queues - 1,
+			       VECNET_UNIX_PATH_MAX - 1);
+		goto bad;
+	}
 	/* shortcut channels carry headers: only where they are asked for */
 	vn->chan_want = vn->vnet_want != VECNET_VNET_OFF &&
 			vecnet_arg_u32(args, "shortcut", 1);
@@ -103,6 +131,46 @@ static int vecnet_unixdgram_sndbuf(struct vecnet_dev *vn)
 	return min_t(u64, frame * vn->depth, INT_MAX / 2);
 }
 
+static void vecnet_unixdgram_close(struct vecnet_dev *vn);
+
+/* The further queues' sockets; they connect with queue 0's */
+static int vecnet_unixdgram_open_queues(struct vecnet_dev *vn)
+{
+	struct vecnet_unixdgram *ud = vn->tpriv;
+	char path[VECNET_UNIX_PATH_MAX];
+	unsigned int k;
+	int fd;
+
+	for (k = 1; k < vn->nq; k++) {
+		vecnet_unixdgram_qpath(ud, k, path);
+		fd = vecnet_user_unix_dgram(path, vecnet_unixdgram_sndbuf(vn));
+		if (fd < 0) {
+			netdev_err(vn->dev, "cannot bind %s: %d\n", path, fd);
+			return fd;
+		}
+		vn->q[k].fd = fd;
+		__set_bit(k, &ud->qbound);
+	}
+	return 0;
+}
+
+/* Connect every further queue as queue 0 is; the first error counts */
+static int vecnet_unixdgram_connect_queues(struct vecnet_dev *vn)
+{
+	struct vecnet_unixdgram *ud = vn->tpriv;
+	unsigned long long id;
+	unsigned int k;
+	int err = 0;
+
+	for (k = 1; k < vn->nq; k++) {
+		int e = vecnet_user_unix_connect(vn->q[k].fd, ud->peer, &id);
+
+		if (e && !err)
+			err = e;
+	}
+	return err;
+}
+
 static int vecnet_unixdgram_open(struct vecnet_dev *vn)
 {
 	struct vecnet_unixdgram *ud = vn->tpriv;
@@ -116,8 +184,15 @@ static int vecnet_unixdgram_open(struct vecnet_dev *vn)
 	vn->fd = fd;
 	ud->bound = true;
 	vn->chan_sndbuf = vecnet_unixdgram_sndbuf(vn);
+	err = vecnet_unixdgram_open_queues(vn);
+	if (err) {
+		vecnet_unixdgram_close(vn);
+		return err;
+	}
 
 	err = vecnet_user_unix_connect(fd, ud->peer, &ud->peer_id);
+	if (!err)
+		err = vecnet_unixdgram_connect_queues(vn);
 	if (!err)
 		return 0;
 	netdev_info(vn->dev, "no peer at %s yet (%d), carrier off\n",
@@ -128,18 +203,23 @@ static int vecnet_unixdgram_open(struct vecnet_dev *vn)
 static void vecnet_unixdgram_shutdown(struct vecnet_dev *vn)
 {
 	struct vecnet_unixdgram *ud = vn->tpriv;
+	char path[VECNET_UNIX_PATH_MAX];
+	unsigned int k;
 
 	if (ud->bound) {
 		vecnet_user_unlink(ud->local);
 		ud->bound = false;
 	}
+	for_each_set_bit(k, &ud->qbound, VECNET_QUEUES_MAX) {
+		if (!vecnet_unixdgram_qpath(ud, k, path))
+			vecnet_user_unlink(path);
+	}
+	ud->qbound = 0;
 }
 
 static void vecnet_unixdgram_close(struct vecnet_dev *vn)
 {
-	if (vn->fd >= 0)
-		vecnet_user_close(vn->fd);
-	vn->fd = -1;
+	vecnet_close_fd(vn);
 	vecnet_unixdgram_shutdown(vn);
 }
 
@@ -189,6 +269,8 @@ static int vecnet_unixdgram_probe(struct vecnet_dev *vn)
 	}
 	if (err)
 		return err;
+	/* a switch that restarted is new to the further queues too */
+	vecnet_unixdgram_connect_queues(vn);
 	/* the file is back: say it again should it go again */
 	ud->diag_said = false;
 	if (id == ud->peer_id)
@@ -200,6 +282,7 @@ static int vecnet_unixdgram_probe(struct vecnet_dev *vn)
 const struct vecnet_transport vecnet_unixdgram = {
 	.name		= "unixdgram",
 	.keys		= vecnet_unixdgram_keys,
+	.flags		= VECNET_TF_MQ,
 	.max_mtu	= VECNET_MTU_MAX,
 	.setup		= vecnet_unixdgram_setup,
 	.open		= vecnet_unixdgram_open,

@@ -33,7 +33,7 @@ int vecnet_user_sendmmsg(int fd, void *msgs, unsigned int n);
 /* One datagram on a connected socket, without waiting */
 int vecnet_user_send(int fd, const void *buf, int len);
 void vecnet_user_close(int fd);
-int vecnet_user_tap_open(const char *ifname, int vnet_hdr_len);
+int vecnet_user_tap_open(const char *ifname, int vnet_hdr_len, int mq);
 int vecnet_user_tap_set_offload(int fd, unsigned int tso, unsigned int csum);
 int vecnet_user_readv_batch(int fd, void *msgs, unsigned int n);
 int vecnet_user_writev_batch(int fd, void *msgs, unsigned int n);

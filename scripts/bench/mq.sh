@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench, suite mq: queues=1 against queues=2 on guests of two CPUs.
+# Sourced by scripts/bench.sh, after scripts/bench/lib.sh.
+# shellcheck shell=bash
+# shellcheck disable=SC2154  # the globals and helpers are bench.sh's and lib.sh's
+
+# The g2g guests (g2g_once), each booted with two virtual CPUs, with one
+# and with two queues on vec0, on three paths: a Linux bridge with two
+# multiqueue taps, vecswitch with default options, and vecswitch
+# --no-shortcut (shortcut channels are queue 0's, so only the switch
+# path spreads a pair's flows over both queues).  Two loads, four flows
+# each: TCP with 1 MiB writes (Gbit/s, guests' CPU per Gbit) and UDP
+# with 64-byte payloads sent as fast as the senders can (frames a second
+# received, loss, guests' CPU per million frames).  The guests keep the
+# default coalescing (tx-usecs 0); the "usecs50" variant sets tx-usecs
+# 50 in both guests, to see whether holding frames back helps at small
+# sizes without hurting TCP.
+bench_mq() {
+	local c r v q key pps loss cpu
+	local -A val=() gcpu=() lossl=()
+	local -A cflags=([tcp4]="-P 4 -l 1M" [udp64]="-u -l 64 -b 0 -P 4")
+
+	for r in $(seq 1 "$runs"); do
+		for c in tcp4 udp64; do
+			for v in bridge vecswitch switched switched-usecs50; do
+				for q in 1 2; do
+					key="$c $v-q$q"
+					say "mq $key run $r/$runs"
+					mq_once "$v" "$q" "${cflags[$c]}"
+					if [ "$c" = udp64 ]; then
+						read -r pps loss < <(small_pps "$work/cli/result.json")
+						val[$key]+=" $pps" lossl[$key]+=" $loss"
+						cpu=$(per_mframes "${flow_used[0]}" "$pps")
+					else
+						val[$key]+=" $pair_bps"
+						cpu=$pair_gcpu
+					fi
+					gcpu[$key]+=" $cpu"
+				done
+			done
+		done
+	done
+	for key in "${!val[@]}"; do
+		read -r c v <<<"$key"
+		if [ "$c" = udp64 ]; then
+			# shellcheck disable=SC2086  # the lists split into numbers
+			record mq "$c" "$v" pps "$(printf '%s\n' ${val[$key]} | median)" "" \
+				"${val[$key]}" "$(median_of ${gcpu[$key]})"
+			# shellcheck disable=SC2086
+			record mq "$c-loss" "$v" % "$(printf '%s\n' ${lossl[$key]} | median)" "" \
+				"${lossl[$key]}"
+		else
+			# shellcheck disable=SC2086
+			record mq "$c" "$v" bit/s "$(printf '%s\n' ${val[$key]} | median)" "" \
+				"${val[$key]}" "$(median_of ${gcpu[$key]})"
+		fi
+	done
+}
+
+# mq_once VARIANT QUEUES IPERF_FLAGS: one g2g run on two-CPU guests
+mq_once() {
+	local setup="ethtool -c vec0; ethtool -l vec0"
+
+	case $1 in
+	*-usecs50) setup="ethtool -C vec0 tx-usecs 50; $setup" ;;
+	esac
+	UML_CPUS=2 pair_queues=$2 pair_flags=$3 guest_setup=$setup g2g_once "${1%-usecs50}"
+}
+
+# per_mframes CPU_SECONDS FRAMES_PER_SECOND: CPU seconds per million frames
+per_mframes() {
+	[ -n "$1" ] && [ "${2:-0}" -gt 0 ] || return 0
+	awk -v c="$1" -v f="$2" -v s="$secs" 'BEGIN { printf "%.3f\n", c / (f * s / 1e6) }'
+}
