@@ -2295,6 +2295,26 @@ TEST_F(vsw, mq_join)
 	EXPECT_EQ(-1, qstat(&self->s, G(0)->path, "tx", 3, "packets"));
 	EXPECT_EQ(0, qstat(&self->s, G(1)->path, "tx", 0, "bytes") -
 		     vsw_stat(&self->s, G(1)->path, "tx_bytes"));
+	ASSERT_LT(0, vsw_ctl(&self->s, "stats json\n", json, sizeof(json)));
+	EXPECT_TRUE(json_valid(json)) TH_LOG("%s", json);
+	EXPECT_NE(NULL, strstr(json, "\"rx_queue_2_packets\":1,"));
+
+	/*
+	 * a queue socket says nothing but JOIN and frames: a HELLO from it
+	 * starts nothing over; shorter than a header and a frame is a runt
+	 */
+	ASSERT_EQ(0, vsw_send_raw(&self->s, q[0].fd, json,
+				  nego_msg((uint8_t *)json, NEGO_HELLO, 1)));
+	ASSERT_EQ(0, vsw_send_raw(&self->s, q[0].fd, "runt", 4));
+	memset(self->buf, 0, 20);
+	ASSERT_EQ(0, vsw_send_raw(&self->s, q[1].fd, self->buf, 20));
+	VSW_WAIT_WHILE(vsw_stat(&self->s, G(0)->path, "rx_runt") < 2);
+	EXPECT_EQ(2, vsw_stat(&self->s, G(0)->path, "rx_runt"));
+	EXPECT_EQ(1, vsw_stat(&self->s, G(0)->path, "rx_nego_bad"));
+	EXPECT_EQ(1, vsw_stat(&self->s, G(0)->path, "rx_hello"));
+	EXPECT_EQ(3, port_queues(&self->s, G(0)->path));
+	for (i = 0; i < 3; i++)
+		EXPECT_TRUE(vsw_quiet(fd[i]));
 }
 
 /*
