@@ -488,7 +488,9 @@ static bool dgram_ready(const struct vs_switch *sw, const struct vs_port *p,
  * off on its own and the others keep going, so one stopped guest blocks
  * nobody (a connected one, which gets no EAGAIN, is held back by
  * the stall check in forward.c instead). Peers that agreed to headers (nego.c) get
- * one in front.
+ * one in front. Each entry goes to the socket it names: a multiqueue
+ * guest's main one or one of its queue sockets (mq.c), which always get
+ * a header; one of those found gone is dropped alone.
  */
 static void flush_sock(struct vs_switch *sw, bool vnet)
 {
