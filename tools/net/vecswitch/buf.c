@@ -87,18 +87,27 @@ void vs_buf_put(struct vs_buf *b)
 	free(b);
 }
 
-bool vs_queue_push(struct vs_port *p, struct vs_buf *b)
+/* Queue @b for @p's socket @to (0 for every port but a multiqueue guest) */
+bool vs_queue_push_to(struct vs_port *p, struct vs_buf *b, unsigned int to)
 {
 	struct vs_queue *q = &p->txq;
+	unsigned int i;
 
 	if (q->count >= q->cap) {
 		p->st.tx_queue_full++;
 		return false;
 	}
-	q->slot[(q->head + q->count) % q->cap] = b;
+	i = (q->head + q->count) % q->cap;
+	q->slot[i] = b;
+	q->to[i] = to;
 	q->count++;
 	b->refcnt++;
 	return true;
+}
+
+bool vs_queue_push(struct vs_port *p, struct vs_buf *b)
+{
+	return vs_queue_push_to(p, b, 0);
 }
 
 struct vs_buf *vs_queue_peek(const struct vs_port *p, unsigned int i)
@@ -108,25 +117,70 @@ struct vs_buf *vs_queue_peek(const struct vs_port *p, unsigned int i)
 	return q->slot[(q->head + i) % q->cap];
 }
 
+/* The socket entry @i of @p's queue goes to */
+unsigned int vs_queue_to(const struct vs_port *p, unsigned int i)
+{
+	const struct vs_queue *q = &p->txq;
+
+	return q->to[(q->head + i) % q->cap];
+}
+
 void vs_queue_pop(struct vs_port *p)
 {
 	struct vs_queue *q = &p->txq;
 
 	vs_buf_put(q->slot[q->head]);
 	q->slot[q->head] = NULL;
+	q->to[q->head] = 0;
 	if (p->tx_plain)
 		p->tx_plain--;
 	q->head = (q->head + 1) % q->cap;
 	q->count--;
 }
 
+/*
+ * Socket @k of @p has gone: what was queued for it is dropped (tx_errors)
+ * and the entries of the sockets after it follow them down by one, the
+ * order of the rest kept.
+ */
+void vs_queue_drop_to(struct vs_port *p, unsigned int k)
+{
+	struct vs_queue *q = &p->txq;
+	unsigned int i, n = 0, plain = p->tx_plain;
+
+	for (i = 0; i < q->count; i++) {
+		unsigned int from = (q->head + i) % q->cap;
+		unsigned int at = (q->head + n) % q->cap;
+		unsigned int to = q->to[from];
+
+		if (to == k) {
+			p->st.tx_errors++;
+			vs_buf_put(q->slot[from]);
+			if (i < plain && p->tx_plain)
+				p->tx_plain--;
+			continue;
+		}
+		q->slot[at] = q->slot[from];
+		q->to[at] = to > k ? to - 1 : to;
+		n++;
+	}
+	for (i = n; i < q->count; i++) {
+		q->slot[(q->head + i) % q->cap] = NULL;
+		q->to[(q->head + i) % q->cap] = 0;
+	}
+	q->count = n;
+}
+
 /* The head frame went out: count it and drop it from the queue. */
 void vs_port_sent(struct vs_port *p)
 {
 	unsigned int len = vs_queue_peek(p, 0)->len;
+	struct vs_queue_stats *qs = &p->qst[vs_queue_to(p, 0)];
 
 	p->st.tx_frames++;
 	p->st.tx_bytes += len;
+	qs->tx_packets++;
+	qs->tx_bytes += len;
 	p->unanswered += len;
 	vs_queue_pop(p);
 }

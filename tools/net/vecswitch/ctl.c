@@ -78,6 +78,16 @@ const struct vs_stat_desc vs_sw_stat_desc[] = {
 	SW_STAT(chan_failed),
 	SW_STAT(chan_full),
 	SW_STAT(chan_unsent),
+	SW_STAT(rx_join),
+	SW_STAT(rx_join_again),
+	SW_STAT(rx_join_bad),
+	SW_STAT(join_bad_cookie),
+	SW_STAT(join_early),
+	SW_STAT(join_bad_cred),
+	SW_STAT(join_taken),
+	SW_STAT(join_full),
+	SW_STAT(join_bad_addr),
+	SW_STAT(queues_dead),
 	SW_STAT(stream_bad_len),
 	SW_STAT(cred_refused),
 	SW_STAT(cred_unseen),
@@ -181,9 +191,9 @@ static void report_ports(struct vs_switch *sw, struct sbuf *sb, bool json)
 	if (json)
 		sb_printf(sb, "{\"ports\":[");
 	else
-		sb_printf(sb, "%-5s %-9s %-6s %-5s %-11s %-17s %-6s %s\n", "ID",
-			  "TYPE", "UPLINK", "MACS", "QUEUE", "LOCKED", "MTU",
-			  "NAME");
+		sb_printf(sb, "%-5s %-9s %-6s %-5s %-11s %-6s %-17s %-6s %s\n",
+			  "ID", "TYPE", "UPLINK", "MACS", "QUEUE", "QUEUES",
+			  "LOCKED", "MTU", "NAME");
 	for (i = 0; i < sw->nports; i++) {
 		struct vs_port *p = sw->ports[i];
 
@@ -199,19 +209,21 @@ static void report_ports(struct vs_switch *sw, struct sbuf *sb, bool json)
 		else
 			snprintf(mtu, sizeof(mtu), json ? "null" : "-");
 		if (!json) {
-			sb_printf(sb, "%-5u %-9s %-6s %-5u %5u/%-5u %-17s %-6s %s\n",
+			sb_printf(sb, "%-5u %-9s %-6s %-5u %5u/%-5u %-6u %-17s %-6s %s\n",
 				  p->id, vs_port_type_name(p),
 				  p->uplink ? "yes" : "no", p->fdb_count,
-				  p->txq.count, p->txq.cap, mac, mtu, p->name);
+				  p->txq.count, p->txq.cap, 1 + p->nq, mac, mtu,
+				  p->name);
 			continue;
 		}
 		sb_printf(sb, "%s{\"id\":%u,\"type\":\"%s\",\"name\":",
 			  first ? "" : ",", p->id, vs_port_type_name(p));
 		sb_json_str(sb, p->name);
 		sb_printf(sb, ",\"uplink\":%s,\"macs\":%u,\"queue\":%u,"
-			  "\"queue_max\":%u,\"mtu\":%s,\"locked_mac\":",
+			  "\"queue_max\":%u,\"queues\":%u,\"mtu\":%s,"
+			  "\"locked_mac\":",
 			  p->uplink ? "true" : "false", p->fdb_count,
-			  p->txq.count, p->txq.cap, mtu);
+			  p->txq.count, p->txq.cap, 1 + p->nq, mtu);
 		if (p->locked)
 			sb_printf(sb, "\"%s\"}", mac);
 		else
@@ -297,6 +309,40 @@ static void report_channels(struct vs_switch *sw, struct sbuf *sb, bool json)
 		sb_printf(sb, "]}\n");
 }
 
+/*
+ * The counters of each of @p's sockets, 0 to nq: rx_queue_K_packets and
+ * the like, after the port's own and in the same form
+ */
+static void report_queue_stats(const struct vs_port *p, struct sbuf *sb,
+			       bool json)
+{
+	static const char *const name[][2] = {
+		{ "rx", "packets" }, { "rx", "bytes" },
+		{ "tx", "packets" }, { "tx", "bytes" },
+	};
+	unsigned int k, i;
+	char key[32];
+
+	for (k = 0; k <= p->nq && k < VS_MQ_MAX; k++) {
+		const struct vs_queue_stats *qs = &p->qst[k];
+		const uint64_t v[] = {
+			qs->rx_packets, qs->rx_bytes, qs->tx_packets,
+			qs->tx_bytes,
+		};
+
+		for (i = 0; i < ARRAY_SIZE(name); i++) {
+			snprintf(key, sizeof(key), "%s_queue_%u_%s", name[i][0],
+				 k, name[i][1]);
+			if (json)
+				sb_printf(sb, ",\"%s\":%llu", key,
+					  (unsigned long long)v[i]);
+			else
+				sb_printf(sb, "  %s %llu\n", key,
+					  (unsigned long long)v[i]);
+		}
+	}
+}
+
 static void report_stats(struct vs_switch *sw, struct sbuf *sb, bool json)
 {
 	bool first = true;
@@ -343,6 +389,7 @@ static void report_stats(struct vs_switch *sw, struct sbuf *sb, bool json)
 				sb_printf(sb, "  %s %llu\n",
 					  vs_port_stat_desc[k].name, v);
 		}
+		report_queue_stats(p, sb, json);
 		if (json)
 			sb_printf(sb, "}");
 		first = false;

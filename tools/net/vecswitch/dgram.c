@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * dgram.c - ports of the datagram sockets (--dgram, --vnet): a sender
- * becomes a port by the address it bound, pinned once (peer.c); its
- * datagrams are taken off the socket in batches and go to negotiation or
- * forwarding; its queue is sent with the other dgram ports' in one
+ * becomes a port by the address it bound, pinned once (peer.c), and a
+ * multiqueue guest's further sockets join it (mq.c); its datagrams are
+ * taken off the socket in batches and go to negotiation or forwarding;
+ * its queue is sent with the other dgram ports' in one
  * sendmmsg, and a guest whose queue is full is waited for (a probe
  * socket, or a timer) without holding up the others.
  */
@@ -148,6 +149,89 @@ static void runt_log(struct vs_switch *sw, const struct vs_port *p,
 	       p->id, p->name, len);
 }
 
+/* A refused JOIN: said at most once a second */
+static void join_log(struct vs_switch *sw, const struct sockaddr_un *addr,
+		     socklen_t len, const char *why)
+{
+	char name[VS_NAME_LEN] = "(unbound)";
+
+	if (sw->now_ms && sw->now_ms < sw->join_log_ms + 1000)
+		return;
+	sw->join_log_ms = sw->now_ms;
+	if (len > offsetof(struct sockaddr_un, sun_path) && len <= sizeof(*addr))
+		addr_name(name, sizeof(name), addr, len);
+	vs_log(sw, 0, "dgram sender %s: JOIN refused (rx_join_bad): %s", name,
+	       why);
+}
+
+/*
+ * A datagram from socket @k of multiqueue port @p: a JOIN again, or a
+ * frame behind its virtio-net header, taken as the port's own.
+ */
+static void queue_input(struct vs_switch *sw, struct vs_port *p,
+			unsigned int k, const struct sockaddr_un *addr,
+			socklen_t alen, const struct ucred *cred,
+			const uint8_t *data, size_t len, bool truncated)
+{
+	const char *why;
+
+	if (!cred || cred->uid != p->q[k - 1].pin.uid) {
+		refuse_addr(sw, addr, alen, "the port belongs to another user");
+		return;
+	}
+	p->seen_ms = sw->now_ms;
+	if (truncated) {
+		p->st.rx_oversize++;
+		return;
+	}
+	if (vs_mq_is_join(data, len)) {
+		why = vs_mq_join(sw, p->vnet, addr, alen, p->q[k - 1].addr_hash,
+				 cred, data);
+		if (why)
+			join_log(sw, addr, alen, why);
+		return;
+	}
+	/* no other message comes by a queue socket */
+	if (vs_nego_is_msg(data, len)) {
+		p->st.rx_nego_bad++;
+		return;
+	}
+	p->rx_queue = k;
+	vs_forward_vnet(sw, p, data, len);
+	p->rx_queue = 0;
+}
+
+/*
+ * A datagram from a queue socket of a port, or a JOIN from anyone: taken
+ * here, true; anything else is for vs_dgram_peer and its port, false.
+ * A JOIN never makes a port, whoever sends it.
+ */
+static bool mq_input(struct vs_switch *sw, bool vnet,
+		     const struct sockaddr_un *addr, socklen_t alen,
+		     const struct ucred *cred, const uint8_t *data, size_t len,
+		     bool truncated)
+{
+	bool bound = alen > offsetof(struct sockaddr_un, sun_path) &&
+		     alen <= sizeof(*addr);
+	uint32_t h = bound ? addr_hash(addr, alen) : 0;
+	struct vs_port *p = NULL;
+	const char *why;
+	unsigned int k;
+
+	if (bound)
+		p = vs_mq_find(sw, addr, alen, h, vnet, &k);
+	if (p) {
+		queue_input(sw, p, k, addr, alen, cred, data, len, truncated);
+		return true;
+	}
+	if (truncated || !vs_mq_is_join(data, len))
+		return false;
+	why = vs_mq_join(sw, vnet, addr, alen, h, cred, data);
+	if (why)
+		join_log(sw, addr, alen, why);
+	return true;
+}
+
 void vs_dgram_input(struct vs_switch *sw, bool vnet,
 		    const struct sockaddr_un *addr, socklen_t alen,
 		    const struct ucred *cred, const uint8_t *data, size_t len,
@@ -160,6 +244,8 @@ void vs_dgram_input(struct vs_switch *sw, bool vnet,
 		sw->st.cred_refused++;
 		return;
 	}
+	if (mq_input(sw, vnet, addr, alen, cred, data, len, truncated))
+		return;
 	p = vs_dgram_peer(sw, addr, alen, cred, vnet);
 	if (!p)
 		return;
@@ -194,6 +280,8 @@ bool vs_dgram_dead_errno(int err)
  * peer's queue is not full. It cannot be had when the peer is connected to
  * someone else (EPERM); then, and when the probe says "room" but the send
  * still fails (our own send buffer is full), a short timer does instead.
+ * Of a multiqueue guest's sockets it watches the one that was full
+ * (probe_q); the port's queue waits for that one.
  */
 static bool probe_arm(struct vs_switch *sw, struct vs_port *p)
 {
@@ -201,14 +289,19 @@ static bool probe_arm(struct vs_switch *sw, struct vs_port *p)
 		.events = EPOLLOUT,
 		.data.u64 = vs_ev(VS_EV_PROBE, p->slot),
 	};
+	const struct sockaddr_un *dst;
+	socklen_t dstlen;
 	int fd;
 
+	/* the socket it was to watch has gone with the rest (mq.c) */
+	if (p->probe_q > p->nq)
+		p->probe_q = 0;
 	if (p->probe_fd == -1) {
+		dst = vs_mq_dst(p, p->probe_q, &dstlen);
 		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			return false;
-		if (connect(fd, (struct sockaddr *)&p->pin.dst,
-			    p->pin.dstlen) < 0) {
+		if (connect(fd, (const struct sockaddr *)dst, dstlen) < 0) {
 			/* EPERM: the peer is connected elsewhere, for good */
 			if (errno == EPERM)
 				p->probe_fd = -2;
@@ -286,6 +379,7 @@ void vs_dgram_probe_reset(struct vs_switch *sw, struct vs_port *p)
 	p->probe_fd = -1;
 	p->probe_armed = false;
 	p->probe_woke = false;
+	p->probe_q = 0;
 }
 
 /* Milliseconds until a backed-off dgram peer should be tried, -1: none. */
@@ -371,6 +465,16 @@ int vs_dgram_rx(struct vs_switch *sw, bool vnet)
 	return r;
 }
 
+/* @p's socket @to is full: the port waits for that one */
+static void blocked(struct vs_switch *sw, struct vs_port *p, unsigned int to)
+{
+	if (p->probe_q != to) {
+		vs_dgram_probe_reset(sw, p);
+		p->probe_q = to;
+	}
+	vs_dgram_blocked(sw, p);
+}
+
 static bool dgram_ready(const struct vs_switch *sw, const struct vs_port *p,
 			bool vnet)
 {
@@ -384,12 +488,15 @@ static bool dgram_ready(const struct vs_switch *sw, const struct vs_port *p,
  * off on its own and the others keep going, so one stopped guest blocks
  * nobody (a connected one, which gets no EAGAIN, is held back by
  * the stall check in forward.c instead). Peers that agreed to headers (nego.c) get
- * one in front.
+ * one in front. Each entry goes to the socket it names: a multiqueue
+ * guest's main one or one of its queue sockets (mq.c), which always get
+ * a header; one of those found gone is dropped alone.
  */
 static void flush_sock(struct vs_switch *sw, bool vnet)
 {
 	int fd = vnet ? sw->vnet_fd : sw->dgram_fd;
 	struct vs_port *owner[VS_BATCH];
+	uint8_t to[VS_BATCH];
 	struct mmsghdr mm[VS_BATCH];
 	struct iovec iov[VS_BATCH][2];
 	unsigned int i, j, n;
@@ -416,8 +523,9 @@ static void flush_sock(struct vs_switch *sw, bool vnet)
 				v->iov_base = b->data;
 				v->iov_len = b->len;
 				mm[n].msg_hdr.msg_iov = iov[n];
-				mm[n].msg_hdr.msg_name = &p->pin.dst;
-				mm[n].msg_hdr.msg_namelen = p->pin.dstlen;
+				to[n] = vs_queue_to(p, j);
+				mm[n].msg_hdr.msg_name = (void *)vs_mq_dst(p, to[n],
+						&mm[n].msg_hdr.msg_namelen);
 				owner[n] = p;
 			}
 		}
@@ -436,7 +544,15 @@ static void flush_sock(struct vs_switch *sw, bool vnet)
 		if (errno == EINTR)
 			continue;
 		if (errno == EAGAIN || errno == ENOBUFS) {
-			vs_dgram_blocked(sw, owner[0]);
+			blocked(sw, owner[0], to[0]);
+		} else if (vs_dgram_dead_errno(errno) && to[0]) {
+			/* one queue socket closed: the guest's others go on */
+			sw->st.queues_dead++;
+			vs_log(sw, 1, "port %u (%s): queue socket %u gone: %s",
+			       owner[0]->id, owner[0]->name, to[0],
+			       strerror(errno));
+			vs_mq_drop(owner[0], to[0]);
+			vs_dgram_probe_reset(sw, owner[0]);
 		} else if (vs_dgram_dead_errno(errno)) {
 			/* a restarted guest: its name has a new socket */
 			if (vs_peer_repin(sw, owner[0])) {

@@ -136,6 +136,66 @@ static bool over_mtu(const struct vs_port *out, const uint8_t *frame,
 	return room && len > room;
 }
 
+/* FNV-1a over @n bytes at @s, on from @h */
+static uint32_t hash_bytes(uint32_t h, const uint8_t *s, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ s[i]) * 16777619u;
+	return h;
+}
+
+/*
+ * What tells one flow from another: the Ethernet addresses, for IPv4 and
+ * IPv6 the IP addresses, and for TCP and UDP (not a fragment) the ports.
+ * The same flow always hashes the same, so its frames keep their order
+ * on one socket of a multiqueue guest.  Only what lies inside @len is read.
+ */
+static uint32_t flow_hash(const uint8_t *f, unsigned int len)
+{
+	uint32_t h = hash_bytes(2166136261u, f, 12);
+	unsigned int l3 = ETH_HLEN_MIN, l4 = 0;
+	uint8_t proto = 0;
+
+	if (frame_tagged(f, len))
+		l3 += 4;
+	if (len < l3)
+		return h;
+	if (f[l3 - 2] == 0x08 && f[l3 - 1] == 0x00 && len >= l3 + 20 &&
+	    (f[l3] >> 4) == 4 && (f[l3] & 0x0f) >= 5) {
+		h = hash_bytes(h, f + l3 + 12, 8);
+		proto = f[l3 + 9];
+		/* a fragment: only the first has the ports, so none use them */
+		if (!((f[l3 + 6] & 0x3f) | f[l3 + 7]))
+			l4 = l3 + (f[l3] & 0x0f) * 4;
+	} else if (f[l3 - 2] == 0x86 && f[l3 - 1] == 0xdd && len >= l3 + 40) {
+		h = hash_bytes(h, f + l3 + 8, 32);
+		/* ports only straight after the fixed header */
+		proto = f[l3 + 6];
+		l4 = l3 + 40;
+	}
+	if (l4 && (proto == 6 || proto == 17) && len >= l4 + 4)
+		h = hash_bytes(h, f + l4, 4);
+	return h;
+}
+
+/* The socket of @out a frame goes to: one of a multiqueue guest's, by flow */
+static unsigned int pick_queue(const struct vs_port *out, const uint8_t *frame,
+			       unsigned int len)
+{
+	uint32_t h;
+
+	if (!out->nq)
+		return 0;
+	/* FNV's low bits follow the last bytes alone: mix the high ones in */
+	h = flow_hash(frame, len);
+	h ^= h >> 16;
+	h *= 0x45d9f3bu;
+	h ^= h >> 16;
+	return h % (1 + out->nq);
+}
+
 /*
  * Queue the frame on one port, making its buffer on first use. A port
  * without headers gets a frame that still needs work in its plain form
@@ -184,7 +244,7 @@ static void enqueue(struct vs_switch *sw, struct vs_port *out,
 			return;
 		}
 		sw->st.tx_wanted++;
-		vs_queue_push(out, *b);
+		vs_queue_push_to(out, *b, pick_queue(out, frame, len));
 		return;
 	}
 	/* a TCP super-frame is cut to fit a smaller MTU (a VXLAN uplink) */
@@ -242,6 +302,8 @@ static void forward(struct vs_switch *sw, struct vs_port *in,
 	}
 	in->st.rx_frames++;
 	in->st.rx_bytes += len;
+	in->qst[in->rx_queue].rx_packets++;
+	in->qst[in->rx_queue].rx_bytes += len;
 	in->unanswered = 0;
 	if (gso && gso->type != VIRTIO_NET_HDR_GSO_NONE)
 		in->st.rx_gso++;

@@ -24,7 +24,8 @@
  * switch does not negotiate; it counts the HELLO and stays plain.  The
  * --vnet socket is the same as --dgram in this: an alias, kept for the
  * command lines of before.  CHAN and UNCHAN, from the switch only, hand
- * out and withdraw shortcut channels (chan.c).
+ * out and withdraw shortcut channels (chan.c); QUEUES and JOIN add a
+ * multiqueue guest's further sockets to its port (mq.c).
  */
 #include <string.h>
 
@@ -43,11 +44,15 @@ static void drop_queued(struct vs_port *p)
 	}
 }
 
-/* Leave plain frames both ways: a new guest, or one that starts over. */
+/*
+ * Leave plain frames both ways: a new guest, or one that starts over.
+ * Its queue sockets go too: they carry headers, the port no longer does.
+ */
 void vs_nego_reset(struct vs_port *p)
 {
 	if (p->tx_vnet)
 		drop_queued(p);
+	vs_mq_forget(p);
 	p->tx_vnet = false;
 	p->tx_plain = 0;
 	p->rx_vnet = false;
@@ -134,7 +139,8 @@ void vs_nego_input(struct vs_switch *sw, struct vs_port *p,
 			     (flags & VS_NEGO_F_CHAN);
 		if (sw->cfg.hub || !(flags & VS_NEGO_F_VNET))
 			return;
-		send_mode(sw, p);
+		if (send_mode(sw, p) && (flags & VS_NEGO_F_MQ))
+			vs_mq_offer(sw, p);
 		return;
 	}
 	/* MODE: the format of its datagrams after this one */
@@ -149,9 +155,14 @@ void vs_nego_input(struct vs_switch *sw, struct vs_port *p,
 		send_mode(sw, p);
 }
 
-/* Entry @i of @p's queue goes with a virtio-net header in front. */
+/*
+ * Entry @i of @p's queue goes with a virtio-net header in front: a frame
+ * for a queue socket always does (mq.c), one for socket 0 as agreed.
+ */
 bool vs_nego_tx_hdr(const struct vs_port *p, unsigned int i,
 		    const struct vs_buf *b)
 {
-	return p->tx_vnet && i >= p->tx_plain && !b->ctl;
+	if (b->ctl)
+		return false;
+	return vs_queue_to(p, i) || (p->tx_vnet && i >= p->tx_plain);
 }

@@ -41,14 +41,15 @@ struct vs_port *vs_port_new(struct vs_switch *sw, enum vs_port_type type,
 		goto err_port;
 	p->txq.cap = sw->cfg.queue_len;
 	p->txq.slot = calloc(p->txq.cap, sizeof(*p->txq.slot));
-	if (!p->txq.slot)
+	p->txq.to = calloc(p->txq.cap, sizeof(*p->txq.to));
+	if (!p->txq.slot || !p->txq.to)
 		goto err_queue;
 	if (type == VS_PORT_STREAM || type == VS_PORT_TAP) {
 		p->rxcap = type == VS_PORT_TAP ? TAP_BUF_LEN :
 			   4 + sw->cfg.max_frame + STREAM_READ_CHUNK;
 		p->rxbuf = malloc(p->rxcap);
 		if (!p->rxbuf)
-			goto err_rxbuf;
+			goto err_queue;
 	}
 	p->id = ++sw->next_id;
 	p->slot = slot;
@@ -75,9 +76,9 @@ struct vs_port *vs_port_new(struct vs_switch *sw, enum vs_port_type type,
 
 err_epoll:
 	free(p->rxbuf);
-err_rxbuf:
-	free(p->txq.slot);
 err_queue:
+	free(p->txq.slot);
+	free(p->txq.to);
 	free(p);
 err_port:
 	sw->st.no_port++;
@@ -175,6 +176,7 @@ void vs_port_remove(struct vs_switch *sw, struct vs_port *p, const char *why)
 		p->probe_fd = -2;
 	}
 	vs_peer_unpin(&p->pin);
+	vs_mq_forget(p);
 	if (p == sw->tap)
 		sw->tap = NULL;
 }
@@ -187,7 +189,9 @@ static void port_free(struct vs_port *p)
 	if (p->probe_fd >= 0)
 		close(p->probe_fd);
 	vs_peer_unpin(&p->pin);
+	vs_mq_forget(p);
 	free(p->txq.slot);
+	free(p->txq.to);
 	free(p->rxbuf);
 	free(p);
 }

@@ -8,6 +8,7 @@
  *	mmsg.c, io_uring.c	wait for the sockets; take datagrams off them
  *	dgram.c, conn.c		a datagram or connection's frame, from its port
  *	nego.c, chan.c		(negotiation messages; shortcut channels)
+ *	mq.c			(a multiqueue guest's further sockets)
  *	forward.c		checks, learning (fdb.c) and the ports it goes to
  *	gso.c			cut for a port without virtio-net headers
  *	buf.c			stored once, queued on each of those ports
@@ -54,8 +55,14 @@ struct vs_chan;
 #define VS_NEGO_MODE		2
 #define VS_NEGO_CHAN		3	/* a shortcut channel, chan.c */
 #define VS_NEGO_UNCHAN		4	/* and its withdrawal */
+#define VS_NEGO_QUEUES		5	/* the cookie queue sockets join with, mq.c */
+#define VS_NEGO_JOIN		6	/* a queue socket joins; the switch's ack */
 #define VS_NEGO_F_VNET		0x0001	/* a virtio_net_hdr leads each frame */
 #define VS_NEGO_F_CHAN		0x0002	/* HELLO: takes shortcut channels */
+#define VS_NEGO_F_MQ		0x0004	/* HELLO: can add queue sockets */
+/* Sockets of one multiqueue guest, its main one included, and its cookie */
+#define VS_MQ_MAX		8
+#define VS_MQ_COOKIE_LEN	6
 /* Shortcut channels a dgram port holds at most (the guest driver's too) */
 #define VS_CHAN_PORT_MAX	8
 /* Freed heap memory the switch keeps for its next frames (mallopt) */
@@ -152,8 +159,13 @@ struct vs_buf {
 	uint8_t data[];
 };
 
+/*
+ * A port's frames, in order; to[] says which of a multiqueue guest's
+ * sockets each one goes to (0: its main one, k: its queue socket k).
+ */
 struct vs_queue {
 	struct vs_buf **slot;
+	uint8_t *to;
 	unsigned int cap;
 	unsigned int head;
 	unsigned int count;
@@ -186,6 +198,14 @@ struct vs_port_stats {
 	uint64_t tx_errors;
 	uint64_t tx_retries;
 	uint64_t fdb_full;
+};
+
+/* The same, per socket of a multiqueue guest (socket 0: every port's) */
+struct vs_queue_stats {
+	uint64_t rx_packets;
+	uint64_t rx_bytes;
+	uint64_t tx_packets;
+	uint64_t tx_bytes;
 };
 
 struct vs_stat_desc {
@@ -229,6 +249,16 @@ struct vs_sw_stats {
 	uint64_t chan_full;		/* pairs left without: a port has its most,
 					 * or the two ports share one already */
 	uint64_t chan_unsent;		/* withdrawals a guest's socket refused */
+	uint64_t rx_join;		/* queue sockets joined to a port (mq.c) */
+	uint64_t rx_join_again;		/* JOINs of a joined one, acked again */
+	uint64_t rx_join_bad;		/* JOINs refused, for one of these: */
+	uint64_t join_bad_cookie;	/* no port has handed out that cookie */
+	uint64_t join_early;		/* the port has not sent its MODE yet */
+	uint64_t join_bad_cred;		/* not the uid and pid of its owner */
+	uint64_t join_taken;		/* the address is another port's */
+	uint64_t join_full;		/* the port has VS_MQ_MAX sockets */
+	uint64_t join_bad_addr;		/* an address the switch cannot pin */
+	uint64_t queues_dead;		/* queue sockets dropped: nobody there */
 	/*
 	 * Frame accounting: every frame meant for a port, and the sent,
 	 * dropped and queued frames of ports since removed. tx_wanted equals
@@ -251,6 +281,14 @@ struct vs_pin {
 	uint32_t uid;			/* the sender's, from SCM_CREDENTIALS */
 	struct sockaddr_un dst;		/* /proc/self/fd/N, or the abstract name */
 	socklen_t dstlen;
+};
+
+/* A queue socket a multiqueue guest joined to its port (mq.c) */
+struct vs_mq_sock {
+	struct sockaddr_un addr;
+	socklen_t addrlen;
+	uint32_t addr_hash;
+	struct vs_pin pin;
 };
 
 enum vs_port_type {
@@ -292,8 +330,20 @@ struct vs_port {
 	uint64_t retry_at_ms;		/* 0: not backing off */
 	unsigned int backoff_ms;
 	int probe_fd;			/* see vs_dgram_blocked(); -2: unusable */
+	unsigned int probe_q;		/* the socket of the guest's it watches */
 	bool probe_armed;
 	bool probe_woke;
+
+	/*
+	 * dgram peers: a multiqueue guest's cookie, valid while mq_ok, and
+	 * the queue sockets that joined with it (nq, socket 0 not counted)
+	 */
+	bool mq_ok;
+	uint8_t mq_cookie[VS_MQ_COOKIE_LEN];
+	unsigned int nq;
+	struct vs_mq_sock q[VS_MQ_MAX - 1];
+	unsigned int rx_queue;		/* the socket the frame in hand came by */
+	struct vs_queue_stats qst[VS_MQ_MAX];
 
 	/* stream ports: partial input and output */
 	uint8_t *rxbuf;
@@ -416,6 +466,7 @@ struct vs_switch {
 	unsigned int n_own;
 	uint64_t refused_log_ms;	/* last addr_refused message */
 	uint64_t runt_log_ms;		/* last rx_runt message of a dgram port */
+	uint64_t join_log_ms;		/* last refused JOIN message */
 	uint64_t shed_log_ms;		/* last accept_shed message */
 	int spare_fd;			/* given up to shed a connection */
 
@@ -456,6 +507,9 @@ struct vs_buf *vs_buf_new(const void *data, unsigned int len,
 void vs_buf_drop_segs(struct vs_buf *b);
 void vs_buf_put(struct vs_buf *b);
 bool vs_queue_push(struct vs_port *p, struct vs_buf *b);
+bool vs_queue_push_to(struct vs_port *p, struct vs_buf *b, unsigned int to);
+unsigned int vs_queue_to(const struct vs_port *p, unsigned int i);
+void vs_queue_drop_to(struct vs_port *p, unsigned int k);
 struct vs_buf *vs_queue_peek(const struct vs_port *p, unsigned int i);
 void vs_queue_pop(struct vs_port *p);
 void vs_queue_drain(struct vs_port *p);
@@ -541,6 +595,17 @@ int vs_ctl_client(int argc, char **argv);
 bool vs_ctl_req_done(const struct vs_ctl_conn *c);
 void vs_ctl_answer(struct vs_switch *sw, struct vs_ctl_conn *c);
 
+/* Where dgram port @p's socket @k (0: its main one) is sent to */
+static inline const struct sockaddr_un *vs_mq_dst(const struct vs_port *p,
+						  unsigned int k,
+						  socklen_t *len)
+{
+	const struct vs_pin *pin = k ? &p->q[k - 1].pin : &p->pin;
+
+	*len = pin->dstlen;
+	return &pin->dst;
+}
+
 /* The switch's socket a dgram port's frames leave by */
 static inline int vs_dgram_fd(const struct vs_switch *sw,
 			      const struct vs_port *p)
@@ -571,6 +636,18 @@ void vs_nego_input(struct vs_switch *sw, struct vs_port *p,
 		   const uint8_t *m, size_t len);
 bool vs_nego_tx_hdr(const struct vs_port *p, unsigned int i,
 		    const struct vs_buf *b);
+
+/* mq.c */
+bool vs_mq_is_join(const uint8_t *m, size_t len);
+bool vs_mq_offer(struct vs_switch *sw, struct vs_port *p);
+void vs_mq_forget(struct vs_port *p);
+struct vs_port *vs_mq_find(struct vs_switch *sw,
+			   const struct sockaddr_un *addr, socklen_t len,
+			   uint32_t h, bool vnet, unsigned int *k);
+const char *vs_mq_join(struct vs_switch *sw, bool vnet,
+		       const struct sockaddr_un *addr, socklen_t len,
+		       uint32_t h, const struct ucred *cred, const uint8_t *m);
+void vs_mq_drop(struct vs_port *p, unsigned int k);
 
 /* chan.c */
 void vs_chan_seen(struct vs_switch *sw, struct vs_port *in, const uint8_t *src,

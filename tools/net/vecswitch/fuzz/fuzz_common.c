@@ -207,9 +207,15 @@ void fz_check(struct vs_switch *sw)
 			const struct vs_buf *b = vs_queue_peek(p, j);
 
 			FZ_ASSERT(b->refcnt >= 1);
-			/* a negotiation answer is the last entry sent plain */
+			/* a queue socket's entry has one to go to */
+			FZ_ASSERT(vs_queue_to(p, j) <= p->nq);
+			/*
+			 * a MODE is the last entry sent plain; QUEUES and
+			 * JOIN acks (mq.c) follow it
+			 */
 			if (b->ctl) {
-				FZ_ASSERT(b->len == VS_NEGO_LEN &&
+				FZ_ASSERT(b->len == VS_NEGO_LEN);
+				FZ_ASSERT(b->data[5] != VS_NEGO_MODE ||
 					  j + 1 == p->tx_plain);
 				continue;
 			}
