@@ -37,7 +37,8 @@ TEST_DIRS += drivers/net/vecnet@debug
 export VECNET_DEBUG_VMLINUX := $(BUILD)/debug-$(DEBUG_KERNEL)/vmlinux
 export VECNET_DEBUG_CPUS := 2
 export VECNET_DEBUG_TESTS := test_pair.sh test_burst.sh test_updown.sh \
-	test_mconsole.sh test_peer_restart.sh test_tap.sh test_raw.sh test_smp.sh
+	test_mconsole.sh test_peer_restart.sh test_tap.sh test_raw.sh test_smp.sh \
+	test_mq.sh
 OTHER_KERNEL := $(if $(filter 6.12,$(KERNEL)),7.3,6.12)
 TEST_DIRS += um@other drivers/net/vecnet@other
 export VECNET_OTHER_VMLINUX := $(BUILD)/kernel-$(OTHER_KERNEL)/vmlinux

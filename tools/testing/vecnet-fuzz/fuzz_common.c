@@ -4,16 +4,19 @@
  * rest of the driver. The transports whose code is not built here are
  * stand-ins with their real names and no keys of their own, so their
  * options are refused as unknown; gre and l2tpv3 are the real ones.
+ * unixdgram and tap take several queues, as the real ones do.
  */
 #include "kshim.h"
 #include "vecnet.h"
 #include "vecnet_user.h"
 
-#define STANDIN(n) \
-	const struct vecnet_transport vecnet_##n = { .name = #n, .max_mtu = 1500 }
+#define STANDIN_FLAGS(n, f) \
+	const struct vecnet_transport vecnet_##n = { .name = #n, .max_mtu = 1500, \
+						     .flags = (f) }
+#define STANDIN(n) STANDIN_FLAGS(n, 0)
 
-STANDIN(unixdgram);
-STANDIN(tap);
+STANDIN_FLAGS(unixdgram, VECNET_TF_MQ);
+STANDIN_FLAGS(tap, VECNET_TF_MQ);
 STANDIN(raw);
 STANDIN(hybrid);
 STANDIN(bess);

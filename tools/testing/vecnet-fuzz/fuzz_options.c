@@ -41,6 +41,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FZ_ASSERT(cfg.headroom <= VECNET_HEADROOM_MAX);
 		FZ_ASSERT(vecnet_arg_str(cfg.args, "transport"));
 		FZ_ASSERT(!cfg.have_mac || !(cfg.mac[0] & 1));
+		/* queues: at least one, at most the CPUs, several only where taken */
+		FZ_ASSERT(cfg.queues >= 1 && cfg.queues <= cfg.max_queues);
+		FZ_ASSERT(cfg.max_queues <= num_possible_cpus() &&
+			  cfg.max_queues <= VECNET_QUEUES_MAX);
+		FZ_ASSERT(cfg.max_queues == 1 ||
+			  (cfg.transport->flags & VECNET_TF_MQ));
 		vecnet_args_free(cfg.args);
 	}
 	free(spec);

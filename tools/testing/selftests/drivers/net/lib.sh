@@ -91,6 +91,19 @@ exec_in() {
 	"$VECNET_SRC/scripts/uml-exec" -t "${EXEC_TIMEOUT:-120}" "$TEST_TMP/$g" -- "$@"
 }
 
+# agents_ready NAME GUEST...: each GUEST's agent answers within 120 s; a
+# guest that did not boot ends the test NAME
+agents_ready() {
+	local name=$1 g
+
+	shift
+	for g in "$@"; do
+		wait_for 120 test -e "$TEST_TMP/$g/agent/ready"
+		check_err $? "guest $g did not boot"
+	done
+	[ "$RET" -eq 0 ] || { log_test "$name"; exit "$RET"; }
+}
+
 # shellcheck disable=SC2154  # ip and mac are the sourcing test's
 # guests_up NAME GUEST...: vec0 up with ${ip[GUEST]} in each; a guest that
 # did not boot ends the test NAME

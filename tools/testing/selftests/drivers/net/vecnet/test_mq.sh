@@ -10,6 +10,12 @@
 # changes them while it is down: down to one queue and back to two,
 # each time with the path working afterwards.
 #
+# unixdgram: two guests with two queues each on a vecswitch, TCP with
+# many flows both ways.  Each receiving guest sees frames on both of
+# its queues, the switch shows each guest as one port with two queues
+# and one forwarding entry per guest.  Then the channels change while
+# frames wait in the rings: each is sent or counted as dropped.
+#
 # Options: queues= beyond the CPUs, on a transport with one queue, and
 # on unixdgram without virtio-net headers are refused at boot with an
 # error naming the problem.
@@ -71,9 +77,7 @@ agent "$ns" mq t --cpus 2 -m 384M \
 	-a "vec1:transport=tap,ifname=mqbad,queues=3" \
 	-a "vec2:transport=gre,src=127.0.0.1,dst=127.0.0.1,queues=2" \
 	-a "vec3:transport=unixdgram,path=/nonexistent,vnet=0,queues=2"
-wait_for 120 test -e "$TEST_TMP/t/agent/ready"
-check_err $? "the tap guest did not boot"
-[ "$RET" -eq 0 ] || { log_test "multiqueue"; exit "$ksft_fail"; }
+agents_ready "multiqueue" t
 
 for e in "vec1: option 'queues': 3 is more than the guest's 2 CPUs" \
 	 "vec2: option 'queues': transport gre has one queue" \
@@ -115,5 +119,94 @@ done
 exec_in t iperf3 -c 198.18.10.1 -P 16 -t 2 -R >/dev/null
 check_err $? "TCP host->guest after the channel changes failed"
 
-log_test "multiqueue: tap with 2 queues, ethtool -l/-L, option errors"
+# --- unixdgram through vecswitch -----------------------------------------
+# shortcut=0: frames between the two go through the switch, which spreads
+# them over the receiver's sockets (a channel is queue 0's alone)
+sock=$TEST_TMP/switch.sock
+switch_at "$ns" "$sock" "$TEST_TMP/ctl"
+check_err $? "the switch did not start"
+declare -A ip=([a]=198.18.12.1 [b]=198.18.12.2)
+for g in a b; do
+	agent "$ns" mq "$g" --cpus 2 -m 384M \
+		-a "vec0:transport=unixdgram,path=$sock,local=$TEST_TMP/$g.sock,queues=2,shortcut=0"
+done
+agents_ready "multiqueue" a b
+guests_up "multiqueue" a b
+reach_guest a b
+reach_guest b a
+for g in a b; do
+	wait_for 10 sh -c "[ \"\$($VECNET_SRC/scripts/uml-exec $TEST_TMP/$g -- ethtool -S vec0 |
+		awk '\$1 == \"mq_joined:\" { print \$2 }')\" = 1 ]"
+	check_err $? "guest $g's second queue never joined its port"
+done
+
+for g in a b; do
+	exec_in "$g" sh -c 'iperf3 -s -D -p 5201 --logfile /dev/null'
+done
+exec_in a iperf3 -c "${ip[b]}" -P 16 -t 3 >/dev/null
+check_err $? "TCP a->b, 16 flows, through the switch failed"
+exec_in a iperf3 -c "${ip[b]}" -P 16 -t 3 -R >/dev/null
+check_err $? "TCP b->a, 16 flows, through the switch failed"
+for g in a b; do
+	queues_used "$g" rx
+	queues_used "$g" tx
+	queues_add_up "$g"
+done
+
+# one port per guest, with its two queues, and one forwarding entry each
+ctl ports --json >"$TEST_TMP/ports.json"
+ctl fdb --json >"$TEST_TMP/fdb.json"
+for g in a b; do
+	mac=$(exec_in "$g" cat /sys/class/net/vec0/address)
+	python3 - "$TEST_TMP/ports.json" "$TEST_TMP/fdb.json" "$TEST_TMP/$g.sock" "$mac" <<'PY'
+import json, sys
+ports = json.load(open(sys.argv[1]))["ports"]
+fdb = json.load(open(sys.argv[2]))["fdb"]
+mine = [p for p in ports if p["name"] == sys.argv[3]]
+assert len(mine) == 1, f"{len(mine)} ports named {sys.argv[3]}"
+assert mine[0]["queues"] == 2, f"the port has {mine[0]['queues']} queues"
+ent = [e for e in fdb if e["mac"] == sys.argv[4]]
+assert len(ent) == 1, f"{len(ent)} entries for {sys.argv[4]}"
+assert ent[0]["port"] == mine[0]["id"], "the entry is on another port"
+PY
+	check_err $? "guest $g is not one port with two queues and one entry"
+done
+
+# Frames waiting in the rings when the channels change: with the switch
+# stopped, a sends 3000 frames past the qdisc (PACKET_QDISC_BYPASS: each
+# either taken by the driver or refused to the sender), fills its socket
+# and then its rings, and goes down to change its channels.  Every frame
+# the driver took is sent or counted as dropped, and some were dropped.
+kill -STOP "$SWITCH_PID"
+exec_in a ip -s -j link show vec0 >"$TEST_TMP/a.before"
+# shellcheck disable=SC2016  # a python program
+exec_in a python3 -c 'import socket, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.setsockopt(263, 20, 1)  # SOL_PACKET, PACKET_QDISC_BYPASS
+s.bind(("vec0", 0))
+frame = b"\xff" * 6 + bytes.fromhex(sys.argv[1].replace(":", "")) + b"\x88\xb5" + bytes(100)
+ok = 0
+for i in range(3000):
+    try:
+        s.send(frame[:12] + b"\x88\xb5" + i.to_bytes(4, "big") + bytes(96))
+        ok += 1
+    except OSError:
+        pass
+print(ok)' "$(exec_in a cat /sys/class/net/vec0/address)" >"$TEST_TMP/a.taken"
+exec_in a sh -c 'ip link set vec0 down && ethtool -L vec0 combined 1 && ip -s -j link show vec0' \
+	>"$TEST_TMP/a.after"
+check_err $? "a could not change its channels with frames waiting"
+kill -CONT "$SWITCH_PID"
+taken=$(cat "$TEST_TMP/a.taken")
+sent=$(( $(link_stat "$TEST_TMP/a.after" tx_packets) - $(link_stat "$TEST_TMP/a.before" tx_packets) ))
+dropped=$(( $(link_stat "$TEST_TMP/a.after" tx_dropped) - $(link_stat "$TEST_TMP/a.before" tx_dropped) ))
+echo "# frames taken by the driver $taken: sent $sent, dropped at down $dropped"
+[ "$((sent + dropped))" = "$taken" ]
+check_err $? "of $taken frames taken, $sent were sent and $dropped dropped"
+[ "$dropped" -gt 0 ]
+check_err $? "no frame was waiting in the rings when the device went down"
+exec_in a ip link set vec0 up
+reach_guest a b
+
+log_test "multiqueue: tap and vecswitch with 2 queues, ethtool -l/-L, option errors"
 exit "$RET"

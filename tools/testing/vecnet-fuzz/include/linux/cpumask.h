@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* the fuzz build's stand-in for <linux/cpumask.h>: see kshim.h */
+#include "../../kshim.h"
