@@ -124,7 +124,8 @@ def ratios(recs):
                         "ratio": q})
     # two-CPU guests: two queues against one, on each path and load
     for case in ("tcp4", "udp64"):
-        for path in ("bridge", "vecswitch", "switched", "switched-usecs50"):
+        for path in ("bridge", "vecswitch", "switched", "switched-usecs50",
+                     "switched-adaptive", "switched-softirq"):
             q = ratio(find(recs, "mq", case, f"{path}-q2"), find(recs, "mq", case, f"{path}-q1"))
             if q is not None:
                 out.append({"what": f"2-CPU guests, {case}, {path}: queues=2 / queues=1",
@@ -134,10 +135,14 @@ def ratios(recs):
             if q is not None:
                 out.append({"what": f"2-CPU guests, {case}, queues=2: {path} / bridge",
                             "ratio": q})
-        q = ratio(find(recs, "mq", case, "switched-usecs50-q2"), find(recs, "mq", case, "switched-q2"))
-        if q is not None:
-            out.append({"what": f"2-CPU guests, {case}, --no-shortcut queues=2: tx-usecs 50 / 0",
-                        "ratio": q})
+        for q_ in ("q1", "q2"):
+            for v, what in (("usecs50", "tx-usecs 50 / 0"), ("adaptive", "adaptive-tx on / off"),
+                            ("softirq", "NAPI in softirq / in threads")):
+                q = ratio(find(recs, "mq", case, f"switched-{v}-{q_}"),
+                          find(recs, "mq", case, f"switched-{q_}"))
+                if q is not None:
+                    out.append({"what": f"2-CPU guests, {case}, --no-shortcut {q_}: {what}",
+                                "ratio": q})
     # a pinging pair beside a flooder: what the flood adds to its round trip
     for key, what in (("shortcut", "default options"), ("switched", "--no-shortcut")):
         q = ratio(find(recs, "flood", f"ping-rtt-flood-{key}", "pair"),

@@ -14,18 +14,22 @@
 # each: TCP with 1 MiB writes (Gbit/s, guests' CPU per Gbit) and UDP
 # with 64-byte payloads sent as fast as the senders can (frames a second
 # received, loss, guests' CPU per million frames).  The guests keep the
-# default coalescing (tx-usecs 0); the "usecs50" variant sets tx-usecs
-# 50 in both guests, to see whether holding frames back helps at small
-# sizes without hurting TCP.
+# default coalescing (tx-usecs 0, adaptive-tx off, ethtool -c in each
+# guest's setup.log) but in three variants of --no-shortcut: "usecs50"
+# holds every batch 50 us (tx-usecs 50), "adaptive" holds only small
+# frames that follow each other closely (adaptive-tx on), "softirq"
+# polls every queue in softirq on CPU 0 instead of in NAPI threads.
+# MQ_CASES, MQ_VARIANTS and MQ_QUEUES limit the suite to those variants and counts.
 bench_mq() {
 	local c r v q key pps loss cpu
 	local -A val=() gcpu=() lossl=()
 	local -A cflags=([tcp4]="-P 4 -l 1M" [udp64]="-u -l 64 -b 0 -P 4")
 
 	for r in $(seq 1 "$runs"); do
-		for c in tcp4 udp64; do
-			for v in bridge vecswitch switched switched-usecs50; do
-				for q in 1 2; do
+		for c in ${MQ_CASES:-tcp4 udp64}; do
+			for v in ${MQ_VARIANTS:-bridge vecswitch switched switched-usecs50 \
+				   switched-adaptive switched-softirq}; do
+				for q in ${MQ_QUEUES:-1 2}; do
 					key="$c $v-q$q"
 					say "mq $key run $r/$runs"
 					mq_once "$v" "$q" "${cflags[$c]}"
@@ -61,12 +65,14 @@ bench_mq() {
 
 # mq_once VARIANT QUEUES IPERF_FLAGS: one g2g run on two-CPU guests
 mq_once() {
-	local setup="ethtool -c vec0; ethtool -l vec0"
+	local setup="ethtool -c vec0; ethtool -l vec0; cat /sys/class/net/vec0/threaded"
 
 	case $1 in
 	*-usecs50) setup="ethtool -C vec0 tx-usecs 50; $setup" ;;
+	*-adaptive) setup="ethtool -C vec0 adaptive-tx on; $setup" ;;
+	*-softirq) setup="echo 0 >/sys/class/net/vec0/threaded; $setup" ;;
 	esac
-	UML_CPUS=2 pair_queues=$2 pair_flags=$3 guest_setup=$setup g2g_once "${1%-usecs50}"
+	UML_CPUS=2 pair_queues=$2 pair_flags=$3 guest_setup=$setup g2g_once "${1%%-*}"
 }
 
 # per_mframes CPU_SECONDS FRAMES_PER_SECOND: CPU seconds per million frames

@@ -324,6 +324,7 @@ struct vecnet_queue {
 	struct hrtimer tx_timer;
 	struct hrtimer retry_timer;
 	u64 retry_ns;
+	u64 last_flush_ns;		/* tx.lock: adaptive-tx */
 	struct vecnet_qstats rx_stats;	/* NAPI */
 	struct vecnet_qstats tx_stats;	/* tx.lock */
 	/*
@@ -388,6 +389,7 @@ struct vecnet_dev {
 
 	u32 depth;
 	u32 tx_usecs;
+	bool tx_adaptive;		/* ethtool -C adaptive-tx */
 
 	struct delayed_work link_work;
 	unsigned int link_backoff_ms;

@@ -65,6 +65,7 @@ static int vecnet_get_coalesce(struct net_device *dev,
 	struct vecnet_dev *vn = netdev_priv(dev);
 
 	ec->tx_coalesce_usecs = READ_ONCE(vn->tx_usecs);
+	ec->use_adaptive_tx_coalesce = READ_ONCE(vn->tx_adaptive);
 	return 0;
 }
 
@@ -80,6 +81,7 @@ static int vecnet_set_coalesce(struct net_device *dev,
 		return -ERANGE;
 	}
 	WRITE_ONCE(vn->tx_usecs, ec->tx_coalesce_usecs);
+	WRITE_ONCE(vn->tx_adaptive, !!ec->use_adaptive_tx_coalesce);
 	return 0;
 }
 
@@ -249,7 +251,8 @@ static int vecnet_flash_device(struct net_device *dev,
 }
 
 static const struct ethtool_ops vecnet_ethtool_ops = {
-	.supported_coalesce_params	= ETHTOOL_COALESCE_TX_USECS,
+	.supported_coalesce_params	= ETHTOOL_COALESCE_TX_USECS |
+					  ETHTOOL_COALESCE_USE_ADAPTIVE_TX,
 	.get_drvinfo			= vecnet_get_drvinfo,
 	.get_link			= ethtool_op_get_link,
 	.get_ts_info			= ethtool_op_get_ts_info,

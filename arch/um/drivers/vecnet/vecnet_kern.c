@@ -27,6 +27,11 @@
 /* Retry timer for a sender the host cannot wake: 50 us up to 5 ms */
 #define VECNET_RETRY_MIN_NS	(50 * NSEC_PER_USEC)
 #define VECNET_RETRY_MAX_NS	(5 * NSEC_PER_MSEC)
+/* adaptive-tx: frames of at most this many bytes, this soon after a send */
+#define VECNET_ADAPT_SMALL	256
+#define VECNET_ADAPT_GAP_NS	(50 * NSEC_PER_USEC)
+/* ...are held this long when tx-usecs is 0 */
+#define VECNET_ADAPT_USECS	50
 /* Reconnect attempts: 50 ms backing off to the once-a-second check */
 #define VECNET_LINK_MIN_MS	50
 #define VECNET_LINK_CHECK_MS	1000
@@ -788,6 +793,8 @@ static void vecnet_tx_flush(struct vecnet_queue *q)
 	struct vecnet_txq *tx = &q->tx;
 	unsigned int eintr = 0;
 
+	if (READ_ONCE(vn->tx_adaptive))
+		q->last_flush_ns = ktime_get_ns();
 	while (tx->count) {
 		unsigned int n = min(tx->count, vn->depth - tx->head);
 		u8 chan = VECNET_CHAN_NONE;
@@ -946,6 +953,28 @@ static int vecnet_xmit_hdr(struct vecnet_queue *q, struct sk_buff *skb)
 	return test_bit(q->index, &vn->live) ? 1 : -1;
 }
 
+/*
+ * Called with tx.lock held: how long the ring may wait for more frames
+ * before it is sent.  tx-usecs holds every batch that long.  With
+ * adaptive-tx on, only a small frame that comes soon after the last send
+ * is held (tx-usecs, or VECNET_ADAPT_USECS when that is 0): a stream of
+ * small frames then leaves many to a call, where each would otherwise
+ * take one; a large frame, or one after a pause, goes at once.
+ */
+static u32 vecnet_tx_hold_usecs(struct vecnet_queue *q,
+				const struct sk_buff *skb)
+{
+	struct vecnet_dev *vn = q->vn;
+	u32 usecs = READ_ONCE(vn->tx_usecs);
+
+	if (!READ_ONCE(vn->tx_adaptive))
+		return usecs;
+	if (skb->len > VECNET_ADAPT_SMALL ||
+	    ktime_get_ns() - q->last_flush_ns > VECNET_ADAPT_GAP_NS)
+		return 0;
+	return usecs ?: VECNET_ADAPT_USECS;
+}
+
 static netdev_tx_t vecnet_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct vecnet_dev *vn = netdev_priv(dev);
@@ -992,7 +1021,7 @@ static netdev_tx_t vecnet_xmit(struct sk_buff *skb, struct net_device *dev)
 			vecnet_tx_flush(q);
 		vecnet_tx_check_full(q);
 	} else if (!netdev_xmit_more() && !READ_ONCE(q->tx_blocked)) {
-		u32 usecs = READ_ONCE(vn->tx_usecs);
+		u32 usecs = vecnet_tx_hold_usecs(q, skb);
 
 		if (!usecs)
 			vecnet_tx_flush(q);
