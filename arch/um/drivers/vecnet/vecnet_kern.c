@@ -27,10 +27,9 @@
 /* Retry timer for a sender the host cannot wake: 50 us up to 5 ms */
 #define VECNET_RETRY_MIN_NS	(50 * NSEC_PER_USEC)
 #define VECNET_RETRY_MAX_NS	(5 * NSEC_PER_MSEC)
-/* adaptive-tx: frames of at most this many bytes, this soon after a send */
+/* adaptive-tx: frames of at most this many bytes are held... */
 #define VECNET_ADAPT_SMALL	256
-#define VECNET_ADAPT_GAP_NS	(50 * NSEC_PER_USEC)
-/* ...are held this long when tx-usecs is 0 */
+/* ...this long when tx-usecs is 0 */
 #define VECNET_ADAPT_USECS	50
 /* Reconnect attempts: 50 ms backing off to the once-a-second check */
 #define VECNET_LINK_MIN_MS	50
@@ -956,10 +955,11 @@ static int vecnet_xmit_hdr(struct vecnet_queue *q, struct sk_buff *skb)
 /*
  * Called with tx.lock held: how long the ring may wait for more frames
  * before it is sent.  tx-usecs holds every batch that long.  With
- * adaptive-tx on, only a small frame that comes soon after the last send
- * is held (tx-usecs, or VECNET_ADAPT_USECS when that is 0): a stream of
- * small frames then leaves many to a call, where each would otherwise
- * take one; a large frame, or one after a pause, goes at once.
+ * adaptive-tx on, the hold is tx-usecs, or VECNET_ADAPT_USECS when that
+ * is 0, and only a small frame that comes within one hold of the last
+ * send waits: a stream of small frames then leaves many to a call, where
+ * each would otherwise take one; a large frame, or one after a pause,
+ * goes at once.
  */
 static u32 vecnet_tx_hold_usecs(struct vecnet_queue *q,
 				const struct sk_buff *skb)
@@ -969,10 +969,11 @@ static u32 vecnet_tx_hold_usecs(struct vecnet_queue *q,
 
 	if (!READ_ONCE(vn->tx_adaptive))
 		return usecs;
+	usecs = usecs ?: VECNET_ADAPT_USECS;
 	if (skb->len > VECNET_ADAPT_SMALL ||
-	    ktime_get_ns() - q->last_flush_ns > VECNET_ADAPT_GAP_NS)
+	    ktime_get_ns() - q->last_flush_ns > (u64)usecs * NSEC_PER_USEC)
 		return 0;
-	return usecs ?: VECNET_ADAPT_USECS;
+	return usecs;
 }
 
 static netdev_tx_t vecnet_xmit(struct sk_buff *skb, struct net_device *dev)
