@@ -385,6 +385,8 @@ struct vecnet_dev {
 	unsigned long live;
 	/* rx-gro-hw taken out of hw_features while small rings exist */
 	bool gro_hw_held;
+	/* RTNL: vecnet_open() succeeded, vecnet_stop() has not run since */
+	bool opened;
 	unsigned int batch;
 
 	u32 depth;
@@ -437,6 +439,7 @@ void vecnet_xstats_add_tx(struct vecnet_queue *q, size_t off);
 	vecnet_xstats_add_n(&(vn)->q[0], VECNET_XS_LINK, vecnet_xs_off(ctr), 1)
 void vecnet_set_ethtool_ops(struct net_device *dev);
 void vecnet_spread_napi(struct net_device *dev);
+int vecnet_set_queues(struct net_device *dev, unsigned int n);
 void vecnet_close_fd(struct vecnet_dev *vn);
 /* tap and hybrid */
 int vecnet_tap_attach(struct vecnet_dev *vn, const char *ifname, bool mq);

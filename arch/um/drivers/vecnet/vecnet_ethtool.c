@@ -2,8 +2,8 @@
 /*
  * vecnet: ethtool.  Everything here reads the configuration and the
  * counters, never the rings, so it works the same while the device is
- * down and on every transport.  Settings that size the rings or the
- * queues (-G, -L) change while the device is down.
+ * down and on every transport.  The ring depth (-G) changes while the
+ * device is down; the queues (-L) at any time.
  */
 
 #include <linux/ethtool.h>
@@ -187,15 +187,16 @@ static void vecnet_get_channels(struct net_device *dev,
 }
 
 /*
- * ethtool -L vecN combined M, while the device is down: the rings and
- * the host descriptors are made per queue when it comes up.  The
- * frames a queue held were counted as dropped when it went down.
+ * ethtool -L vecN combined M.  The rings and the host descriptors are
+ * made per queue when the device comes up, so a device that is up goes
+ * down and up again inside (vecnet_set_queues): the frames its rings
+ * held are counted as dropped, as at any down, and the peer is asked
+ * anew.
  */
 static int vecnet_set_channels(struct net_device *dev,
 			       struct ethtool_channels *ch)
 {
 	struct vecnet_dev *vn = netdev_priv(dev);
-	int err;
 
 	if (ch->rx_count || ch->tx_count || ch->other_count) {
 		netdev_err(dev, "ethtool -L: only combined channels\n");
@@ -206,22 +207,14 @@ static int vecnet_set_channels(struct net_device *dev,
 			   vn->cfg.max_queues);
 		return -EINVAL;
 	}
-	if (netif_running(dev)) {
-		netdev_err(dev, "ethtool -L: change the channels while the device is down\n");
-		return -EBUSY;
-	}
 	if ((vn->flags & VECNET_TF_NEGOTIATE) && ch->combined_count > 1 &&
 	    vn->vnet_want == VECNET_VNET_OFF) {
 		netdev_err(dev, "ethtool -L: several queues need vnet=auto or vnet=1\n");
 		return -EINVAL;
 	}
-	err = netif_set_real_num_queues(dev, ch->combined_count,
-					ch->combined_count);
-	if (err)
-		return err;
-	vn->cfg.queues = ch->combined_count;
-	vecnet_spread_napi(dev);
-	return 0;
+	if (ch->combined_count == vn->cfg.queues)
+		return 0;
+	return vecnet_set_queues(dev, ch->combined_count);
 }
 
 /*

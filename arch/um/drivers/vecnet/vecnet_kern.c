@@ -1572,6 +1572,7 @@ static int vecnet_open(struct net_device *dev)
 	/* Runs once the device is up, after this returns */
 	if (peer_there)
 		schedule_delayed_work(&vn->announce_work, 0);
+	vn->opened = true;
 	return 0;
 
 err_napi:
@@ -1587,6 +1588,10 @@ static int vecnet_stop(struct net_device *dev)
 	struct vecnet_dev *vn = netdev_priv(dev);
 	unsigned int i;
 
+	/* ethtool -L could not bring it back up (vecnet_set_queues) */
+	if (!vn->opened)
+		return 0;
+	vn->opened = false;
 	/*
 	 * First the link work, which may replace the descriptor and so
 	 * must not run once NAPI is off.  Disabled, not only cancelled: a
@@ -1613,6 +1618,46 @@ static int vecnet_stop(struct net_device *dev)
 	/* With the rings gone, a pending rx-gro-hw request may apply */
 	netdev_update_features(dev);
 	return 0;
+}
+
+static int vecnet_set_real_queues(struct net_device *dev, unsigned int n)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+	int err;
+
+	err = netif_set_real_num_queues(dev, n, n);
+	if (err)
+		return err;
+	vn->cfg.queues = n;
+	vecnet_spread_napi(dev);
+	return 0;
+}
+
+/*
+ * ethtool -L, with RTNL held: @n queues from the next up, or from now
+ * on a device that is up, which goes down and up again for it.  Should
+ * it not come up with @n, it comes back with the queues it had.
+ */
+int vecnet_set_queues(struct net_device *dev, unsigned int n)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+	unsigned int old = vn->cfg.queues;
+	int err;
+
+	if (!netif_running(dev))
+		return vecnet_set_real_queues(dev, n);
+	vecnet_stop(dev);
+	err = vecnet_set_real_queues(dev, n);
+	if (!err)
+		err = vecnet_open(dev);
+	if (!err)
+		return 0;
+	netdev_err(dev, "ethtool -L: cannot come up with %u queues (%d); back to %u\n",
+		   n, err, old);
+	if (vecnet_set_real_queues(dev, old) || vecnet_open(dev))
+		netdev_err(dev, "ethtool -L: nor with %u: no carrier until the device goes down and up\n",
+			   old);
+	return err;
 }
 
 /* The rings and the host buffers are sized for the MTU when opening */
