@@ -377,9 +377,12 @@ static int vecnet_rx_mq(struct vecnet_queue *q, unsigned int i,
 	const u8 *data = q->rx.skbs[i]->data;
 
 	if (unlikely(len < sizeof(*vh) + ETH_HLEN)) {
-		if (!vecnet_nego_join_ack(q, data, len))
+		if (vecnet_nego_join_ack(q, data, len)) {
+			vecnet_rx_slot(q, i);
+		} else {
 			DEV_STATS_INC(q->vn->dev, rx_length_errors);
-		vecnet_rx_slot(q, i);
+			vecnet_rx_drop(q, i);
+		}
 		return -1;
 	}
 	memcpy(vh, data, sizeof(*vh));
