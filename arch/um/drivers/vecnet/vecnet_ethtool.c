@@ -198,20 +198,7 @@ static int vecnet_set_channels(struct net_device *dev,
 {
 	struct vecnet_dev *vn = netdev_priv(dev);
 
-	if (ch->rx_count || ch->tx_count || ch->other_count) {
-		netdev_err(dev, "ethtool -L: only combined channels\n");
-		return -EINVAL;
-	}
-	if (!ch->combined_count || ch->combined_count > vn->cfg.max_queues) {
-		netdev_err(dev, "ethtool -L: combined is 1..%u on this device\n",
-			   vn->cfg.max_queues);
-		return -EINVAL;
-	}
-	if ((vn->flags & VECNET_TF_NEGOTIATE) && ch->combined_count > 1 &&
-	    vn->vnet_want == VECNET_VNET_OFF) {
-		netdev_err(dev, "ethtool -L: several queues need vnet=auto or vnet=1\n");
-		return -EINVAL;
-	}
+	/* the core refused counts beyond get_channels' maxima, and none */
 	if (ch->combined_count == vn->cfg.queues)
 		return 0;
 	return vecnet_set_queues(dev, ch->combined_count);

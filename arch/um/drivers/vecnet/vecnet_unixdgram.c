@@ -96,6 +96,9 @@ static int vecnet_unixdgram_setup(struct vecnet_dev *vn,
 			       vn->cfg.index);
 		goto bad;
 	}
+	/* nor can ethtool -L add them to a plain link */
+	if (vn->vnet_want == VECNET_VNET_OFF)
+		vn->cfg.max_queues = 1;
 	if (vn->cfg.max_queues > 1 &&
 	    vecnet_unixdgram_qpath(ud, vn->cfg.max_queues - 1, path)) {
 		vecnet_err_set(err, "vec%u: option 'local': %s.q%u is longer than %u bytes",

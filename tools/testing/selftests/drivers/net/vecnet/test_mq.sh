@@ -85,7 +85,8 @@ agent "$ns" mq t --cpus 2 -m 384M \
 	-a "vec0:transport=tap,ifname=mqtap,queues=2" \
 	-a "vec1:transport=tap,ifname=mqbad,queues=3" \
 	-a "vec2:transport=gre,src=127.0.0.1,dst=127.0.0.1,queues=2" \
-	-a "vec3:transport=unixdgram,path=/nonexistent,vnet=0,queues=2"
+	-a "vec3:transport=unixdgram,path=/nonexistent,vnet=0,queues=2" \
+	-a "vec4:transport=unixdgram,path=/nonexistent,vnet=0,local=$TEST_TMP/t4.sock"
 agents_ready "multiqueue" t
 
 for e in "vec1: option 'queues': 3 is more than the guest's 2 CPUs" \
@@ -94,6 +95,13 @@ for e in "vec1: option 'queues': 3 is more than the guest's 2 CPUs" \
 	console_has t "$e"
 	check_err $? "no error '$e' on the console"
 done
+
+# ...and a plain link (vnet=0) offers no more than one to ethtool -L
+got=$(exec_in t ethtool -l vec4 | awk '/^Combined:/ { print $2; exit }')
+[ "$got" = 1 ]
+check_err $? "ethtool -l offers vec4 (vnet=0) up to '$got' channels"
+! exec_in t ethtool -L vec4 combined 2 2>/dev/null
+check_err $? "ethtool -L gave vec4 (vnet=0) two queues"
 
 exec_in t sh -c 'ip addr add 198.18.10.2/24 dev vec0 && ip link set vec0 up'
 check_err $? "vec0 did not come up"
