@@ -18,8 +18,9 @@ packages=(
 	iproute2 iputils-ping ethtool iperf3 tcpdump socat procps psmisc
 	uml-utilities shellcheck qemu-system-x86 busybox-static cpio kmod
 	util-linux linux-image-amd64 vde2 systemd
-	# man pages, make install and make deb
+	# man pages, make install and make deb (devscripts: hardening-check)
 	python3-docutils man-db dpkg-dev debhelper fakeroot chrpath lintian adduser
+	devscripts
 )
 if [ "${1:-}" = bench ]; then
 	packages+=(python3-matplotlib libvdeplug-dev)

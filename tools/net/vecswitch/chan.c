@@ -48,6 +48,16 @@
 #define VS_CHAN_RETRY_MS	1000
 #define VS_CHAN_RETRY_MAX_MS	64000
 #define VS_CHAN_LASTED_MS	60000
+/*
+ * A pair gets a channel once it has sent this many unicast frames to each
+ * other within this long: a flow, not a ping now and then, and one port
+ * cannot make another take a channel, an interrupt and a descriptor in
+ * its kernel, with a frame or two.
+ */
+#define VS_CHAN_SUSTAIN_FRAMES	8
+#define VS_CHAN_SUSTAIN_MS	1000
+/* Open channels a port holds at most with the ports of one other user */
+#define VS_CHAN_USER_MAX	2
 
 struct vs_chan {
 	struct vs_port *port[2];
@@ -57,6 +67,8 @@ struct vs_chan {
 	uint64_t opened_ms;
 	uint64_t retry_ms;	/* closed: not offered again before */
 	uint64_t backoff_ms;
+	unsigned int seen;	/* closed: frames between the two since seen_ms */
+	uint64_t seen_ms;
 };
 
 static void put_chan_msg(uint8_t *m, uint8_t type, const uint8_t *mac)
@@ -97,6 +109,20 @@ static int chan_send(struct vs_switch *sw, struct vs_port *p, uint8_t type,
 	if (sendmsg(vs_dgram_fd(sw, p), &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
 		return -errno;
 	return 0;
+}
+
+/*
+ * May dgram port @p, whose HELLO said @flags, have channels?  Not where
+ * the switch offers none, and not on an abstract name: once its guest
+ * exits, anyone may bind that name and would be handed the channels meant
+ * for it, while a socket file's owner is checked (peer.c).  The MODE
+ * tells the guest (F_CHAN); only then does it take descriptors.
+ */
+bool vs_chan_allowed(const struct vs_switch *sw, const struct vs_port *p,
+		     uint16_t flags)
+{
+	return sw->cfg.shortcut && !sw->cfg.hub && (flags & VS_NEGO_F_CHAN) &&
+	       p->pin.fd >= 0;
 }
 
 /*
@@ -193,6 +219,33 @@ static struct vs_chan *chan_find(const struct vs_port *a, const uint8_t *ma,
 	return NULL;
 }
 
+/* Who owns @p, for the share of channels one user may hold */
+static uint64_t chan_user(const struct vs_port *p)
+{
+	return p->has_owner ? p->owner_uid : UINT64_MAX;
+}
+
+/*
+ * Has @p as many open channels with ports of @q's user as one other user
+ * may hold?  A user with many ports cannot take all of a guest's channels
+ * (and the interrupts and descriptors each costs its kernel).
+ */
+static bool chan_user_full(const struct vs_port *p, const struct vs_port *q)
+{
+	unsigned int i, n = 0;
+
+	if (chan_user(p) == chan_user(q))
+		return false;
+	for (i = 0; i < p->nchan; i++) {
+		const struct vs_chan *c = p->chan[i];
+		const struct vs_port *o = c->port[c->port[0] == p];
+
+		if (c->open && chan_user(o) == chan_user(q))
+			n++;
+	}
+	return n >= VS_CHAN_USER_MAX;
+}
+
 /* Has @a an open channel with @b, for whichever addresses? */
 static bool chan_ports_joined(const struct vs_port *a, const struct vs_port *b)
 {
@@ -218,6 +271,9 @@ static bool chan_open(struct vs_switch *sw, struct vs_chan *c)
 		vs_log(sw, 1, "shortcut: no socket pair: %s", strerror(errno));
 		return false;
 	}
+	/* neither guest can pass the other (or, at the end, us) a descriptor */
+	vs_refuse_rights(sw, sv[0]);
+	vs_refuse_rights(sw, sv[1]);
 	for (i = 0; i < 2 && !err; i++)
 		err = chan_send(sw, c->port[i], VS_NEGO_CHAN, c->mac[!i], sv[i]);
 	close(sv[1]);
@@ -258,6 +314,10 @@ void vs_chan_seen(struct vs_switch *sw, struct vs_port *in, const uint8_t *src,
 		sw->st.chan_full++;
 		return;
 	}
+	if (chan_user_full(in, out) || chan_user_full(out, in)) {
+		sw->st.chan_user_full++;
+		return;
+	}
 	if (sw->now_ms - in->chan_ms < VS_CHAN_GAP_MS ||
 	    sw->now_ms - out->chan_ms < VS_CHAN_GAP_MS)
 		return;
@@ -277,6 +337,13 @@ void vs_chan_seen(struct vs_switch *sw, struct vs_port *in, const uint8_t *src,
 		in->chan[in->nchan++] = c;
 		out->chan[out->nchan++] = c;
 	}
+	if (sw->now_ms - c->seen_ms > VS_CHAN_SUSTAIN_MS) {
+		c->seen = 0;
+		c->seen_ms = sw->now_ms;
+	}
+	if (++c->seen < VS_CHAN_SUSTAIN_FRAMES)
+		return;
+	c->seen = 0;
 	if (!chan_open(sw, c)) {
 		sw->st.chan_failed++;
 		chan_back_off(sw, c);
@@ -302,6 +369,26 @@ void vs_chan_forget(struct vs_switch *sw, struct vs_port *p,
 			chan_drop(sw, c);	/* takes it out of p->chan */
 		else
 			i++;
+	}
+}
+
+/*
+ * Guest @p starts over (a HELLO): it has closed its channels.  The pairs
+ * stay, each backing off as for any channel a guest gave up, so that a
+ * guest saying HELLO again and again cannot have the switch hand the
+ * other guest channel after channel.
+ */
+void vs_chan_restart(struct vs_switch *sw, struct vs_port *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nchan; i++) {
+		struct vs_chan *c = p->chan[i];
+
+		if (c->open) {
+			chan_close(sw, c);
+			chan_back_off(sw, c);
+		}
 	}
 }
 

@@ -177,10 +177,23 @@ void vs_port_flush(struct vs_switch *sw, struct vs_port *p)
 
 static void stream_input(struct vs_switch *sw, struct vs_port *p)
 {
+	uint64_t ctl[VS_RX_CMSG_WORDS];
+	struct iovec iov = {
+		.iov_base = p->rxbuf + p->rxlen,
+		.iov_len = p->rxcap - p->rxlen,
+	};
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl,
+		.msg_controllen = sizeof(ctl),
+	};
 	ssize_t r;
 
-	r = recv(p->fd, p->rxbuf + p->rxlen, p->rxcap - p->rxlen,
-		 MSG_DONTWAIT);
+	/* room for descriptors, where the kernel lets them through */
+	r = recvmsg(p->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (r >= 0)
+		vs_rights_take(sw, &mh);
 	if (r == 0) {
 		vs_port_remove(sw, p, "peer closed");
 		return;
@@ -233,12 +246,16 @@ static void seqpacket_input(struct vs_switch *sw, struct vs_port *p,
 	int i, r;
 
 	vs_rx_batch_init(sw, mm, iov, false, false);
-	r = recvmmsg(p->fd, mm, VS_BATCH, MSG_DONTWAIT, NULL);
+	r = recvmmsg(p->fd, mm, VS_BATCH, MSG_DONTWAIT | MSG_CMSG_CLOEXEC,
+		     NULL);
 	if (r < 0) {
 		if (errno != EAGAIN && errno != EINTR)
 			vs_port_remove(sw, p, strerror(errno));
 		return;
 	}
+	/* all of them: the loop below may stop early */
+	for (i = 0; i < r; i++)
+		vs_rights_take(sw, &mm[i].msg_hdr);
 	for (i = 0; i < r; i++) {
 		/* a zero-length read after hangup is the end, not a runt */
 		if (!mm[i].msg_len && (events & (EPOLLHUP | EPOLLRDHUP))) {

@@ -77,6 +77,7 @@ const struct vs_stat_desc vs_sw_stat_desc[] = {
 	SW_STAT(chan_revoked),
 	SW_STAT(chan_failed),
 	SW_STAT(chan_full),
+	SW_STAT(chan_user_full),
 	SW_STAT(chan_unsent),
 	SW_STAT(rx_join),
 	SW_STAT(rx_join_again),
@@ -88,6 +89,9 @@ const struct vs_stat_desc vs_sw_stat_desc[] = {
 	SW_STAT(join_full),
 	SW_STAT(join_bad_addr),
 	SW_STAT(queues_dead),
+	SW_STAT(rx_fds),
+	SW_STAT(rx_fds_inline),
+	SW_STAT(rx_ctrunc),
 	SW_STAT(stream_bad_len),
 	SW_STAT(cred_refused),
 	SW_STAT(cred_unseen),
@@ -553,6 +557,14 @@ static void ctl_write(struct vs_switch *sw, struct vs_ctl_conn *c)
 
 void vs_ctl_event(struct vs_switch *sw, unsigned int idx, uint32_t events)
 {
+	uint64_t ctl[VS_RX_CMSG_WORDS];
+	struct iovec iov;
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl,
+		.msg_controllen = sizeof(ctl),
+	};
 	struct vs_ctl_conn *c;
 	ssize_t r;
 
@@ -563,8 +575,12 @@ void vs_ctl_event(struct vs_switch *sw, unsigned int idx, uint32_t events)
 		ctl_write(sw, c);
 		return;
 	}
-	r = recv(c->fd, c->req + c->reqlen, sizeof(c->req) - 1 - c->reqlen,
-		 MSG_DONTWAIT);
+	iov.iov_base = c->req + c->reqlen;
+	iov.iov_len = sizeof(c->req) - 1 - c->reqlen;
+	/* room for descriptors, where the kernel lets them through */
+	r = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (r >= 0)
+		vs_rights_take(sw, &mh);
 	if (r < 0 && errno == EAGAIN)
 		return;
 	if (r > 0) {

@@ -301,6 +301,11 @@ static bool probe_arm(struct vs_switch *sw, struct vs_port *p)
 		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			return false;
+		/* never read, but closed here: nothing may wait in it */
+		if (vs_refuse_rights(sw, fd) < 0) {
+			close(fd);
+			return false;
+		}
 		if (connect(fd, (const struct sockaddr *)dst, dstlen) < 0) {
 			/* EPERM: the peer is connected elsewhere, for good */
 			if (errno == EPERM)
@@ -416,7 +421,11 @@ size_t vs_dgram_slot(const struct vs_switch *sw)
 	return vnet;
 }
 
-/* Point a recvmmsg batch at the shared rx scratch memory. */
+/*
+ * Point a recvmmsg batch at the shared rx scratch memory, with room for
+ * control data: credentials, and descriptors where the kernel lets them
+ * through (vs_rights_take).
+ */
 void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
 		      struct iovec *iov, bool vnet, bool names)
 {
@@ -431,11 +440,11 @@ void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
 		iov[i].iov_len = slot;
 		mm[i].msg_hdr.msg_iov = &iov[i];
 		mm[i].msg_hdr.msg_iovlen = 1;
+		mm[i].msg_hdr.msg_control = sw->rxctl[i];
+		mm[i].msg_hdr.msg_controllen = sizeof(sw->rxctl[i]);
 		if (names) {
 			mm[i].msg_hdr.msg_name = &sw->rxaddr[i];
 			mm[i].msg_hdr.msg_namelen = sizeof(sw->rxaddr[i]);
-			mm[i].msg_hdr.msg_control = sw->rxctl[i];
-			mm[i].msg_hdr.msg_controllen = sizeof(sw->rxctl[i]);
 		}
 	}
 }
@@ -454,7 +463,9 @@ int vs_dgram_rx(struct vs_switch *sw, bool vnet)
 	int i, r;
 
 	vs_rx_batch_init(sw, mm, iov, vnet, true);
-	r = recvmmsg(fd, mm, VS_BATCH, MSG_DONTWAIT, NULL);
+	r = recvmmsg(fd, mm, VS_BATCH, MSG_DONTWAIT | MSG_CMSG_CLOEXEC, NULL);
+	for (i = 0; i < r; i++)
+		vs_rights_take(sw, &mm[i].msg_hdr);
 	for (i = 0; i < r; i++)
 		vs_dgram_input(sw, vnet, &sw->rxaddr[i],
 			       mm[i].msg_hdr.msg_namelen,

@@ -159,7 +159,12 @@ static bool fdb_port_full(const struct vs_switch *sw, const struct vs_port *p)
 	       user_fdb_count(sw, p->owner_uid) >= sw->cfg.fdb_user_max;
 }
 
-void vs_fdb_learn(struct vs_switch *sw, struct vs_port *p,
+/*
+ * @mac on @vlan was seen coming from @p.  Returns true when the table
+ * has it on @p now, false when @p had no room left for it (fdb_full):
+ * then the address stays where it was, or unknown.
+ */
+bool vs_fdb_learn(struct vs_switch *sw, struct vs_port *p,
 		  const uint8_t *mac, uint16_t vlan)
 {
 	struct vs_fdb *fdb = &sw->fdb;
@@ -173,7 +178,7 @@ void vs_fdb_learn(struct vs_switch *sw, struct vs_port *p,
 		if (e->port != p) {
 			if (fdb_port_full(sw, p)) {
 				p->st.fdb_full++;
-				return;
+				return false;
 			}
 			if (!fdb_expired(sw, e))
 				sw->st.fdb_moves++;
@@ -187,12 +192,12 @@ void vs_fdb_learn(struct vs_switch *sw, struct vs_port *p,
 			p->fdb_count++;
 		}
 		e->seen_ms = sw->now_ms;
-		return;
+		return true;
 	}
 
 	if (fdb->free_head < 0 || fdb_port_full(sw, p)) {
 		p->st.fdb_full++;
-		return;
+		return false;
 	}
 	idx = fdb->free_head;
 	e = &fdb->ent[idx];
@@ -208,6 +213,7 @@ void vs_fdb_learn(struct vs_switch *sw, struct vs_port *p,
 	p->fdb_count++;
 	vs_mac_str(m, mac);
 	vs_log(sw, 2, "fdb: learned %s vlan %u on port %u", m, vlan, p->id);
+	return true;
 }
 
 /* Remove every entry that matches: a given port, or (port NULL) expired. */

@@ -273,7 +273,7 @@ static void forward(struct vs_switch *sw, struct vs_port *in,
 {
 	const uint8_t *dst = frame, *src = frame + 6;
 	struct vs_buf *b = NULL;
-	bool blocked = false;
+	bool blocked = false, learned = false;
 	struct vs_port *out;
 	unsigned int i;
 	uint16_t vlan;
@@ -310,7 +310,7 @@ static void forward(struct vs_switch *sw, struct vs_port *in,
 
 	vlan = frame_vlan(frame, len);
 	if (!sw->cfg.hub) {
-		vs_fdb_learn(sw, in, src, vlan);
+		learned = vs_fdb_learn(sw, in, src, vlan);
 		if (!mac_is_multicast(dst)) {
 			out = vs_fdb_lookup(sw, dst, vlan);
 			if (out) {
@@ -322,7 +322,11 @@ static void forward(struct vs_switch *sw, struct vs_port *in,
 					return;
 				}
 				enqueue(sw, out, &b, frame, len, vnet, gso);
-				if (in->chan_ok && out->chan_ok && !vlan)
+				/*
+				 * a channel names @src to @out's guest: only
+				 * for an address the table puts on @in now
+				 */
+				if (in->chan_ok && out->chan_ok && !vlan && learned)
 					vs_chan_seen(sw, in, src, out, dst);
 				goto done;
 			}

@@ -23,7 +23,7 @@
 
 #define RING_ENTRIES	256
 #define CQ_ENTRIES	1024
-#define NBUF		256		/* provided receive buffers, power of 2 */
+#define NBUF		VS_URING_BUFS	/* provided receive buffers, power of 2 */
 #define BGID		0
 #define EPOLL_EVENTS	64
 
@@ -74,7 +74,7 @@ static void arm_recv(struct uring_priv *u, int fd)
 
 	if (!sqe)
 		return;
-	io_uring_prep_recvmsg_multishot(sqe, fd, &u->rx_mh, 0);
+	io_uring_prep_recvmsg_multishot(sqe, fd, &u->rx_mh, MSG_CMSG_CLOEXEC);
 	sqe->flags |= IOSQE_BUFFER_SELECT;
 	sqe->buf_group = BGID;
 	io_uring_sqe_set_data64(sqe, UD(TAG_RECV, 0));
@@ -158,8 +158,11 @@ static int uring_init(struct vs_switch *sw)
 	if (sw->dgram_fd >= 0) {
 		/* rounded up so that the control messages after it are aligned */
 		u->rx_mh.msg_namelen = (sizeof(struct sockaddr_un) + 7) & ~7u;
-		/* every sender's credentials: --allow-* and peer.c need them */
-		u->rx_mh.msg_controllen = CMSG_SPACE(sizeof(struct ucred));
+		/*
+		 * every sender's credentials: --allow-* and peer.c need
+		 * them; and descriptors, where the kernel lets them through
+		 */
+		u->rx_mh.msg_controllen = sizeof(sw->rxctl[0]);
 		if (setup_bufs(u, vs_dgram_slot(sw)) < 0)
 			goto err;
 		arm_recv(u, sw->dgram_fd);
@@ -188,6 +191,19 @@ static int epoll_ready(struct vs_switch *sw)
 	for (i = 0; i < n; i++)
 		vs_dispatch(sw, ev[i].data.u64, ev[i].events);
 	return n > 0 ? n : 0;
+}
+
+/* Descriptors in a multishot recvmsg buffer: as vs_rights_take() */
+static void recv_rights(struct vs_switch *sw, struct uring_priv *u,
+			struct io_uring_recvmsg_out *out)
+{
+	struct cmsghdr *c;
+
+	if (out->flags & MSG_CTRUNC)
+		sw->st.rx_ctrunc++;
+	for (c = io_uring_recvmsg_cmsg_firsthdr(out, &u->rx_mh); c;
+	     c = io_uring_recvmsg_cmsg_nexthdr(out, &u->rx_mh, c))
+		vs_cmsg_fds(sw, c);
 }
 
 /* The sender's SCM_CREDENTIALS in a multishot recvmsg buffer, or NULL. */
@@ -227,6 +243,7 @@ static void recv_done(struct vs_switch *sw, struct io_uring_cqe *cqe)
 
 		if (alen > sizeof(struct sockaddr_un))
 			alen = 0;	/* cut short: cannot answer it */
+		recv_rights(sw, u, out);
 		vs_dgram_input(sw, false, io_uring_recvmsg_name(out), alen,
 			       vs_cred_effective(sw, recv_cred(u, out), &eff),
 			       io_uring_recvmsg_payload(out, &u->rx_mh),

@@ -531,7 +531,7 @@ static int listen_on(struct vs_switch *sw, const char *path, int type,
 {
 	bool ctl = fdp == &sw->ctl_fd;
 
-	*fdp = vs_listen_unix(path, type,
+	*fdp = vs_listen_unix(sw, path, type,
 			      ctl ? sw->cfg.ctl_mode : sw->cfg.sock_mode,
 			      ctl ? sw->cfg.ctl_gid : sw->cfg.sock_gid);
 	if (*fdp < 0)
@@ -671,7 +671,8 @@ int main(int argc, char **argv)
 		return vs_ctl_client(argc - 1, argv + 1);
 	parse_args(&sw.cfg, argc, argv);
 	vs_buf_set_limit((size_t)sw.cfg.max_memory << 20);
-	if (vs_fd_budget(&sw.cfg) < 0)
+	vs_rights_init(&sw);
+	if (vs_fd_budget(&sw.cfg, vs_rights_room(&sw)) < 0)
 		return 1;
 	sw.spare_fd = vs_spare_open();
 	/*
@@ -713,6 +714,7 @@ int main(int argc, char **argv)
 	sw.io->fini(&sw);
 
 out_listen:
+	vs_rights_fini(&sw);
 	vs_diag_close(&sw);
 	vs_ctl_close_all(&sw);
 	unlink_own(&sw);

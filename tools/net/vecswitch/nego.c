@@ -92,7 +92,9 @@ static bool send_mode(struct vs_switch *sw, struct vs_port *p)
 		sw->st.tx_wanted++;
 		return false;
 	}
-	put_msg(b->data, VS_NEGO_MODE, VS_NEGO_F_VNET);
+	/* F_CHAN: only then does the guest let descriptors through */
+	put_msg(b->data, VS_NEGO_MODE,
+		VS_NEGO_F_VNET | (p->chan_ok ? VS_NEGO_F_CHAN : 0));
 	b->ctl = true;
 	sw->st.tx_wanted++;
 	vs_queue_push(p, b);
@@ -133,10 +135,9 @@ void vs_nego_input(struct vs_switch *sw, struct vs_port *p,
 		if (p->rx_vnet || p->tx_vnet)
 			p->st.rx_hello_again++;
 		/* a guest that starts over has closed its channels */
-		vs_chan_forget(sw, p, NULL);
+		vs_chan_restart(sw, p);
 		vs_nego_reset(p);
-		p->chan_ok = sw->cfg.shortcut && !sw->cfg.hub &&
-			     (flags & VS_NEGO_F_CHAN);
+		p->chan_ok = vs_chan_allowed(sw, p, flags);
 		if (sw->cfg.hub || !(flags & VS_NEGO_F_VNET))
 			return;
 		if (send_mode(sw, p) && (flags & VS_NEGO_F_MQ))

@@ -4,12 +4,17 @@
  * stale socket recovery, binding with restrictive permissions from the
  * start, then the configured mode and group; the descriptors they and
  * the ports need, and accepting connections without ever running out;
- * and the credentials of the senders on them, against --allow-uid and
- * --allow-gid.
+ * the credentials of the senders on them, against --allow-uid and
+ * --allow-gid; and the descriptors nobody may send them.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
@@ -28,6 +33,13 @@
 #define DGRAM_SNDBUF	(32 << 20)
 #define DGRAM_RCVBUF	(4 << 20)
 #define LISTEN_BACKLOG	64
+/* the closer's pipe, if the kernel grants it: descriptor numbers it holds */
+#define CLOSER_PIPE	(1 << 20)
+
+/* Linux 6.16; older headers lack the name */
+#ifndef SO_PASSRIGHTS
+#define SO_PASSRIGHTS	83
+#endif
 
 int vs_sockaddr_un(struct sockaddr_un *sa, socklen_t *len, const char *path)
 {
@@ -46,7 +58,7 @@ int vs_sockaddr_un(struct sockaddr_un *sa, socklen_t *len, const char *path)
  * A socket file left by a switch that died is removed; one that still
  * answers, or any other kind of file, is left alone and is an error.
  */
-static int clear_stale(const char *path, int type,
+static int clear_stale(struct vs_switch *sw, const char *path, int type,
 		       const struct sockaddr_un *sa, socklen_t len)
 {
 	struct stat stb;
@@ -59,6 +71,12 @@ static int clear_stale(const char *path, int type,
 	fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
+	/* whoever answers there must not be able to send us descriptors */
+	if (vs_refuse_rights(sw, fd) < 0) {
+		err = errno;
+		close(fd);
+		return -err;
+	}
 	r = connect(fd, (const struct sockaddr *)sa, len);
 	err = errno;
 	close(fd);
@@ -74,7 +92,8 @@ static void set_buf(int fd, int force, int plain, int size)
 		setsockopt(fd, SOL_SOCKET, plain, &size, sizeof(size));
 }
 
-int vs_listen_unix(const char *path, int type, unsigned int mode, long gid)
+int vs_listen_unix(struct vs_switch *sw, const char *path, int type,
+		   unsigned int mode, long gid)
 {
 	struct sockaddr_un sa;
 	socklen_t len;
@@ -86,7 +105,7 @@ int vs_listen_unix(const char *path, int type, unsigned int mode, long gid)
 			path, sizeof(sa.sun_path) - 1);
 		return -1;
 	}
-	r = clear_stale(path, type, &sa, len);
+	r = clear_stale(sw, path, type, &sa, len);
 	if (r < 0) {
 		fprintf(stderr, "vecswitch: %s: %s\n", path,
 			r == -EEXIST ? "exists and is not a socket" :
@@ -97,6 +116,9 @@ int vs_listen_unix(const char *path, int type, unsigned int mode, long gid)
 	fd = socket(AF_UNIX, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		goto err;
+	/* before anyone can send: accepted connections inherit it */
+	if (vs_refuse_rights(sw, fd) < 0)
+		goto err_close;
 
 	/* nobody else may connect before the final mode is in place */
 	old = umask(0177);
@@ -138,10 +160,10 @@ err:
 /*
  * Descriptors the switch may hold at once: its own (epoll, signals,
  * five sockets, diagnostics, io_uring, the spare, the standard three,
- * the control clients), two per port (a dgram peer's pinned socket
- * file and its wake-up probe; one for a connection), one per shortcut
- * channel (chan.c), of which two ports share each, and one per queue
- * socket a multiqueue guest may join to its port (mq.c).
+ * the closer's pipe, the control clients), two per port (a dgram peer's
+ * pinned socket file and its wake-up probe; one for a connection), one
+ * per shortcut channel (chan.c), of which two ports share each, and one
+ * per queue socket a multiqueue guest may join to its port (mq.c).
  */
 static unsigned long fds_needed(const struct vs_config *cfg)
 {
@@ -152,15 +174,16 @@ static unsigned long fds_needed(const struct vs_config *cfg)
 /*
  * Raise the open-file limit to what --max-ports needs, or say why it
  * cannot be done: a switch that runs out of descriptors later cannot
- * accept, pin or probe, and would refuse guests at random.
+ * accept, pin or probe, and would refuse guests at random.  @extra more
+ * are asked for as far as the hard limit goes (vs_rights_room).
  */
-int vs_fd_budget(const struct vs_config *cfg)
+int vs_fd_budget(const struct vs_config *cfg, unsigned long extra)
 {
 	unsigned long need = fds_needed(cfg);
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
-	    rl.rlim_cur >= need)
+	    rl.rlim_cur >= need + extra)
 		return 0;
 	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
 		fprintf(stderr,
@@ -168,7 +191,9 @@ int vs_fd_budget(const struct vs_config *cfg)
 			cfg->max_ports, need, (unsigned long)rl.rlim_max);
 		return -1;
 	}
-	rl.rlim_cur = need;
+	rl.rlim_cur = need + extra;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_cur > rl.rlim_max)
+		rl.rlim_cur = rl.rlim_max;
 	if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
 		fprintf(stderr, "vecswitch: cannot raise the open-file limit to %lu: %s\n",
 			need, strerror(errno));
@@ -219,7 +244,9 @@ int vs_accept_fd(struct vs_switch *sw, int lfd)
 /* ---- sender credentials ------------------------------------------------ */
 
 _Static_assert(sizeof(((struct vs_switch *)0)->rxctl[0]) >=
-	       CMSG_SPACE(sizeof(struct ucred)), "rxctl too small for ucred");
+	       CMSG_SPACE(sizeof(struct ucred)) +
+	       CMSG_SPACE(VS_FDS_MAX * sizeof(int)),
+	       "rxctl too small for credentials and descriptors");
 
 /* --allow-uid or --allow-gid given: every sender must show credentials. */
 static bool vs_cred_check(const struct vs_config *cfg)
@@ -344,4 +371,222 @@ const struct ucred *vs_cmsg_cred(const struct msghdr *mh)
 		    c->cmsg_len >= CMSG_LEN(sizeof(struct ucred)))
 			return (const struct ucred *)CMSG_DATA(c);
 	return NULL;
+}
+
+/* ---- descriptors sent to the switch ---------------------------------------- */
+
+/*
+ * A file whose last reference is dropped by the switch is released on the
+ * switch's thread: a TCP socket with SO_LINGER and data its peer never
+ * takes holds the loop for its linger time.  Anyone who can reach one of
+ * our sockets could hand us such a file (SCM_RIGHTS), and a receive with
+ * no room for descriptors drops them inside the call.  So every socket
+ * the switch reads refuses descriptors (SO_PASSRIGHTS off, Linux 6.16:
+ * the sender gets EPERM).  Where the kernel cannot do that, what arrives
+ * is taken with room for a whole message's worth and closed by a thread
+ * of its own, the closer.
+ */
+
+_Static_assert(VS_FDS_MAX * sizeof(int) <= PIPE_BUF,
+	       "one message's descriptors must fit one atomic pipe write");
+
+/* Said once: the kernel lets descriptors through */
+static void rights_passed(struct vs_switch *sw, const char *why)
+{
+	sw->rights.passed = true;
+	vs_log(NULL, 0, "no SO_PASSRIGHTS (%s): descriptors sent to the switch are taken and closed on a thread of their own",
+	       why);
+}
+
+/*
+ * Whether the kernel can refuse descriptors; VECSWITCH_TEST_NO_PASSRIGHTS=1,
+ * for the selftests alone, says it cannot.
+ */
+void vs_rights_init(struct vs_switch *sw)
+{
+	const char *test = getenv("VECSWITCH_TEST_NO_PASSRIGHTS");
+	int fd;
+
+	if (test && !strcmp(test, "1")) {
+		rights_passed(sw, "VECSWITCH_TEST_NO_PASSRIGHTS");
+		return;
+	}
+	/* a failure here is the listeners' to report */
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	vs_refuse_rights(sw, fd);
+	close(fd);
+}
+
+/*
+ * Descriptors that may reach the switch before it can hand them on: a
+ * full message in each buffer of one receive, for vs_fd_budget.
+ */
+unsigned long vs_rights_room(const struct vs_switch *sw)
+{
+	if (!sw->rights.passed)
+		return 0;
+	return (unsigned long)VS_FDS_MAX *
+	       (sw->cfg.no_uring ? VS_BATCH : VS_URING_BUFS);
+}
+
+/*
+ * SO_PASSRIGHTS off on a socket the switch reads, before anyone can send
+ * to it.  0 also where the kernel lacks the option (ENOPROTOOPT; EINVAL
+ * from some); -1 on other errors.
+ */
+int vs_refuse_rights(struct vs_switch *sw, int fd)
+{
+	int off = 0;
+
+	if (sw->rights.passed)
+		return 0;
+	if (setsockopt(fd, SOL_SOCKET, SO_PASSRIGHTS, &off, sizeof(off)) == 0)
+		return 0;
+	if (errno != ENOPROTOOPT && errno != EINVAL)
+		return -1;
+	rights_passed(sw, strerror(errno));
+	return 0;
+}
+
+/*
+ * The closer: closes the descriptors whose numbers come down its pipe.
+ * Every write is a whole number of them and every read asks for one, so
+ * a read never ends inside a number.
+ */
+static void *closer_main(void *arg)
+{
+	int rfd = (int)(intptr_t)arg, fds[VS_FDS_MAX];
+	ssize_t n, i;
+
+	for (;;) {
+		n = read(rfd, fds, sizeof(fds));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		for (i = 0; i < n / (ssize_t)sizeof(int); i++)
+			close(fds[i]);
+	}
+	close(rfd);
+	return NULL;
+}
+
+static int closer_start(struct vs_switch *sw)
+{
+	sigset_t all, old;
+	pthread_t t;
+	int p[2], err;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	/* only the loop's end waits for nothing */
+	if (fcntl(p[1], F_SETFL, O_NONBLOCK) < 0)
+		goto err;
+	/* room for more numbers where allowed, else the default 64 KiB */
+	(void)fcntl(p[1], F_SETPIPE_SZ, CLOSER_PIPE);
+	/* the signals are the loop's (signalfd): the thread takes none */
+	sigfillset(&all);
+	err = pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (!err) {
+		err = pthread_create(&t, NULL, closer_main,
+				     (void *)(intptr_t)p[0]);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	if (err) {
+		errno = err;
+		goto err;
+	}
+	sw->rights.wfd = p[1];
+	sw->rights.closer = true;
+	return 0;
+err:
+	err = errno;
+	close(p[0]);
+	close(p[1]);
+	errno = err;
+	return -1;
+}
+
+/*
+ * @n descriptors the switch was sent, at @data (unaligned): counted, and
+ * their numbers written to the closer.  A write is all or nothing; where
+ * the pipe is full (the closer is held up by a close that waits) or
+ * there is no closer, the loop closes them itself (rx_fds_inline).
+ */
+static void fds_close(struct vs_switch *sw, const uint8_t *data,
+		      unsigned int n)
+{
+	int fds[VS_FDS_MAX];
+	const char *why = NULL;
+	unsigned int i;
+	ssize_t r;
+
+	memcpy(fds, data, n * sizeof(int));
+	sw->st.rx_fds += n;
+	if (!sw->rights.closer && closer_start(sw) < 0)
+		why = strerror(errno);
+	while (!why) {
+		r = write(sw->rights.wfd, fds, n * sizeof(int));
+		if (r >= 0)
+			break;
+		if (errno != EINTR)
+			why = errno == EAGAIN ? "its pipe is full" :
+			      strerror(errno);
+	}
+	if (why) {
+		sw->st.rx_fds_inline += n;
+		for (i = 0; i < n; i++)
+			close(fds[i]);
+	}
+	if (sw->now_ms && sw->now_ms < sw->rights.log_ms + 1000)
+		return;
+	sw->rights.log_ms = sw->now_ms;
+	if (why)
+		vs_log(sw, 0, "descriptors sent to the switch: %u closed on its own thread (rx_fds_inline); closer: %s",
+		       n, why);
+	else
+		vs_log(sw, 0, "descriptors sent to the switch: %u handed to the closer (rx_fds)",
+		       n);
+}
+
+/* The descriptors in one control message, if it carries any */
+void vs_cmsg_fds(struct vs_switch *sw, const struct cmsghdr *c)
+{
+	const uint8_t *data = CMSG_DATA(c);
+	size_t n, k;
+
+	if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+	    c->cmsg_len < CMSG_LEN(0))
+		return;
+	/* never more than VS_FDS_MAX, unless a kernel changes its mind */
+	for (n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); n; n -= k) {
+		k = n < VS_FDS_MAX ? n : VS_FDS_MAX;
+		fds_close(sw, data, k);
+		data += k * sizeof(int);
+	}
+}
+
+/*
+ * After every receive with room for control data: the descriptors that
+ * came, and whether the kernel cut some (it closed those itself).
+ */
+void vs_rights_take(struct vs_switch *sw, const struct msghdr *mh)
+{
+	struct cmsghdr *c;
+
+	if (mh->msg_flags & MSG_CTRUNC)
+		sw->st.rx_ctrunc++;
+	for (c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR((struct msghdr *)mh, c))
+		vs_cmsg_fds(sw, c);
+}
+
+/* The closer ends when its pipe does; a close it waits in ends with us */
+void vs_rights_fini(struct vs_switch *sw)
+{
+	if (!sw->rights.closer)
+		return;
+	close(sw->rights.wfd);
+	sw->rights.closer = false;
 }

@@ -71,8 +71,16 @@ struct vs_chan;
 /* unix socket diagnostics: at most one dump per this many ms */
 #define VS_DIAG_MS		10
 #define VS_ALLOW_MAX		32	/* ids in --allow-uid / --allow-gid */
-/* room for one SCM_CREDENTIALS message (CMSG_SPACE of a struct ucred) */
-#define VS_CRED_CMSG_WORDS	4
+/* descriptors one message can carry: the kernel's SCM_MAX_FD */
+#define VS_FDS_MAX		253
+/*
+ * room, in 8-byte words, for what a received message can carry besides
+ * its data: SCM_CREDENTIALS (CMSG_SPACE of a struct ucred, 4 words) and
+ * SCM_RIGHTS of VS_FDS_MAX descriptors (129 words)
+ */
+#define VS_RX_CMSG_WORDS	(4 + 129)
+/* receive buffers the io_uring backend provides (io_uring.c) */
+#define VS_URING_BUFS		256
 /* datagram senders' effective ids, remembered by pid for this long */
 #define VS_CRED_CACHE		64
 #define VS_CRED_CACHE_MS	1000
@@ -248,6 +256,8 @@ struct vs_sw_stats {
 	uint64_t chan_failed;		/* offers a guest's socket refused */
 	uint64_t chan_full;		/* pairs left without: a port has its most,
 					 * or the two ports share one already */
+	uint64_t chan_user_full;	/* pairs left without: a port has its most
+					 * with the other port's user (chan.c) */
 	uint64_t chan_unsent;		/* withdrawals a guest's socket refused */
 	uint64_t rx_join;		/* queue sockets joined to a port (mq.c) */
 	uint64_t rx_join_again;		/* JOINs of a joined one, acked again */
@@ -259,6 +269,10 @@ struct vs_sw_stats {
 	uint64_t join_full;		/* the port has VS_MQ_MAX sockets */
 	uint64_t join_bad_addr;		/* an address the switch cannot pin */
 	uint64_t queues_dead;		/* queue sockets dropped: nobody there */
+	/* descriptors sent to the switch, where the kernel lets them through */
+	uint64_t rx_fds;		/* taken and handed to the closer (sock.c) */
+	uint64_t rx_fds_inline;		/* of those, closed by the loop itself */
+	uint64_t rx_ctrunc;		/* messages whose control data was cut */
 	/*
 	 * Frame accounting: every frame meant for a port, and the sent,
 	 * dropped and queued frames of ports since removed. tx_wanted equals
@@ -434,8 +448,8 @@ struct vs_switch {
 	uint8_t *rxmem;
 	uint8_t *vnet_rxmem;		/* VS_BATCH slots of header + super-frame */
 	struct sockaddr_un rxaddr[VS_BATCH];
-	/* SCM_CREDENTIALS of each datagram in a batch, with --allow-* */
-	uint64_t rxctl[VS_BATCH][VS_CRED_CMSG_WORDS];
+	/* control data of each message in a batch: credentials, descriptors */
+	uint64_t rxctl[VS_BATCH][VS_RX_CMSG_WORDS];
 	/* and what they come to: the senders' effective ids (sock.c) */
 	struct ucred rxcred[VS_BATCH];
 	struct {
@@ -469,6 +483,14 @@ struct vs_switch {
 	uint64_t join_log_ms;		/* last refused JOIN message */
 	uint64_t shed_log_ms;		/* last accept_shed message */
 	int spare_fd;			/* given up to shed a connection */
+
+	/* descriptors sent to the switch (sock.c) */
+	struct {
+		bool passed;		/* the kernel cannot refuse them */
+		bool closer;		/* the thread that closes them runs */
+		int wfd;		/* its pipe, while it does */
+		uint64_t log_ms;	/* last message about them */
+	} rights;
 
 	uint64_t now_ms;
 	uint64_t next_sweep_ms;
@@ -579,7 +601,7 @@ int vs_fdb_init(struct vs_fdb *fdb, unsigned int max);
 void vs_fdb_fini(struct vs_fdb *fdb);
 struct vs_port *vs_fdb_lookup(struct vs_switch *sw, const uint8_t *mac,
 			      uint16_t vlan);
-void vs_fdb_learn(struct vs_switch *sw, struct vs_port *p,
+bool vs_fdb_learn(struct vs_switch *sw, struct vs_port *p,
 		  const uint8_t *mac, uint16_t vlan);
 void vs_fdb_flush_port(struct vs_switch *sw, struct vs_port *p);
 void vs_fdb_sweep(struct vs_switch *sw);
@@ -652,6 +674,9 @@ void vs_mq_drop(struct vs_port *p, unsigned int k);
 /* chan.c */
 void vs_chan_seen(struct vs_switch *sw, struct vs_port *in, const uint8_t *src,
 		  struct vs_port *out, const uint8_t *dst);
+bool vs_chan_allowed(const struct vs_switch *sw, const struct vs_port *p,
+		     uint16_t flags);
+void vs_chan_restart(struct vs_switch *sw, struct vs_port *p);
 void vs_chan_forget(struct vs_switch *sw, struct vs_port *p,
 		    const uint8_t *mac);
 bool vs_chan_holds(const struct vs_port *p, const uint8_t *mac);
@@ -667,9 +692,10 @@ void vs_chan_closed(struct vs_switch *sw, struct vs_port *p,
 		    const uint8_t *mac);
 
 /* sock.c */
-int vs_listen_unix(const char *path, int type, unsigned int mode, long gid);
+int vs_listen_unix(struct vs_switch *sw, const char *path, int type,
+		   unsigned int mode, long gid);
 int vs_sockaddr_un(struct sockaddr_un *sa, socklen_t *len, const char *path);
-int vs_fd_budget(const struct vs_config *cfg);
+int vs_fd_budget(const struct vs_config *cfg, unsigned long extra);
 int vs_spare_open(void);
 int vs_accept_fd(struct vs_switch *sw, int lfd);
 bool vs_cred_allowed(const struct vs_config *cfg, const struct ucred *cred);
@@ -677,6 +703,12 @@ const struct ucred *vs_cmsg_cred(const struct msghdr *mh);
 const struct ucred *vs_cred_effective(struct vs_switch *sw,
 				      const struct ucred *kc,
 				      struct ucred *out);
+void vs_rights_init(struct vs_switch *sw);
+unsigned long vs_rights_room(const struct vs_switch *sw);
+int vs_refuse_rights(struct vs_switch *sw, int fd);
+void vs_rights_take(struct vs_switch *sw, const struct msghdr *mh);
+void vs_cmsg_fds(struct vs_switch *sw, const struct cmsghdr *c);
+void vs_rights_fini(struct vs_switch *sw);
 
 /* unixdiag.c */
 void vs_diag_open(struct vs_switch *sw);

@@ -5,7 +5,8 @@
 # tree, lintian reports no error on them (it takes a few seconds), and
 # they install with apt-get from the files alone and purge cleanly.
 # Installed: the programs, man pages and unit are where Debian wants
-# them, the group vecnet and the user vecswitch exist, the unit passes systemd-analyze verify,
+# them, vecswitch was built with Debian's hardening flags (hardening-check),
+# the group vecnet and the user vecswitch exist, the unit passes systemd-analyze verify,
 # its ExecStart= command line runs as that user
 # (where systemd is not PID 1 to start it), and two guests from the
 # installed vecnet-guest ping each other through it, with the source
@@ -17,7 +18,8 @@ here=$(dirname "$(readlink -f "$0")")
 source "$here/../lib.sh"
 # shellcheck source-path=SCRIPTDIR source=install_lib.sh
 source "$here/install_lib.sh"
-require_cmd dpkg-buildpackage dh lintian apt-get systemd-analyze nsenter unshare man
+require_cmd dpkg-buildpackage dh lintian apt-get systemd-analyze nsenter unshare man \
+	hardening-check dpkg-buildflags
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: installing packages needs root"; exit "$ksft_skip"; }
 for p in vecswitch vecnet-uml; do
 	if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'installed'; then
@@ -61,6 +63,15 @@ for m in vecswitch vecnet vecnet-guest; do
 	out=$(MANWIDTH=80 man --warnings "$m" 2>&1 >/dev/null) && [ -z "$out" ]
 	check_err $? "man $m: $out"
 done
+# debian/rules asks dpkg-buildflags for hardening=+all; control-flow
+# protection is among what that gives only from dpkg 1.22 on (its feature
+# "branch"), so it is required only where this dpkg has it
+hardening=(--quiet)
+DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --query-features hardening |
+	awk '$1 == "Feature:" { f = $2 } $1 == "Enabled:" && f == "branch" && $2 == "yes" { b = 1 }
+	     END { exit !b }' || hardening+=(--nocfprotection)
+out=$(hardening-check "${hardening[@]}" /usr/bin/vecswitch 2>&1)
+check_err $? "the packaged vecswitch lacks hardening: $out"
 [ "$(vecnet-guest --version | cut -d' ' -f2)" = "$(vecswitch --version | cut -d' ' -f2)" ]
 check_err $? "the installed versions differ"
 getent group vecnet >/dev/null

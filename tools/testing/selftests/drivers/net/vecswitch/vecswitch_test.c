@@ -1739,8 +1739,9 @@ static bool got_mode(int fd)
 	uint8_t m[64];
 	int n = vsw_recv(fd, m, sizeof(m), VSW_WAIT_MS);
 
+	/* bit 1: the switch offers this guest channels */
 	return n == 12 && !memcmp(m, "VECN", 4) && m[4] == 1 &&
-	       m[5] == NEGO_MODE && m[6] == 0 && m[7] == 1;
+	       m[5] == NEGO_MODE && m[6] == 0 && (m[7] & ~2) == 1;
 }
 
 /* Guest i asks for headers, is answered, and switches over itself. */
@@ -1933,28 +1934,96 @@ static int recv_chan(int fd, const uint8_t *mac)
 	return -1;
 }
 
+#define NEGO_F_VNET	0x0001
+#define NEGO_F_CHAN	0x0002
+/* Unicast frames between two ports before the switch offers a channel */
+#define CHAN_SUSTAIN	8
+
+/* The flags of the next MODE on @fd, read past anything else; or -1 */
+static int recv_mode(int fd)
+{
+	uint64_t deadline = vsw_now_ms() + VSW_WAIT_MS;
+	uint8_t m[2048];
+	int n;
+
+	while (vsw_now_ms() < deadline) {
+		n = vsw_recv(fd, m, sizeof(m), (int)(deadline - vsw_now_ms()));
+		if (n < 0)
+			return -1;
+		if (n == 12 && !memcmp(m, "VECN", 4) && m[5] == NEGO_MODE)
+			return m[6] << 8 | m[7];
+	}
+	return -1;
+}
+
+/* @g asks for headers and channels and agrees: the switch's MODE flags */
+static int negotiate_chan(const struct vsw *s, const struct vsw_guest *g)
+{
+	uint8_t m[12];
+	int flags;
+
+	if (vsw_send_raw(s, g->fd, m, nego_msg(m, NEGO_HELLO,
+					       NEGO_F_VNET | NEGO_F_CHAN)))
+		return -1;
+	flags = recv_mode(g->fd);
+	if (flags < 0 ||
+	    vsw_send_raw(s, g->fd, m, nego_msg(m, NEGO_MODE, NEGO_F_VNET)))
+		return -1;
+	return flags;
+}
+
+/* @n unicast frames with headers from @g to @dst, tagged @tag on */
+static int send_vnet_n(const struct vsw *s, const struct vsw_guest *g,
+		       const uint8_t *dst, uint32_t tag, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (send_vnet(s, g, dst, tag + i, 100))
+			return -1;
+	return 0;
+}
+
+/* Frames with headers on @fd until the one tagged @tag; 0, or -1 */
+static int recv_vnet_until(int fd, uint32_t tag)
+{
+	uint64_t deadline = vsw_now_ms() + VSW_WAIT_MS;
+	uint8_t buf[2048];
+	int n;
+
+	while (vsw_now_ms() < deadline) {
+		n = vsw_recv(fd, buf, sizeof(buf),
+			     (int)(deadline - vsw_now_ms()));
+		if (n < 0)
+			return -1;
+		if (n >= 10 + 18 && vsw_tag(buf + 10) == tag)
+			return 0;
+	}
+	return -1;
+}
+
 /*
  * A channel the switch withdraws is closed to both guests even when
  * neither reads the UNCHAN: the switch shuts its end down.  And two
- * ports share one channel at most, whatever addresses they use.
+ * ports share one channel at most, whatever addresses they use.  A
+ * channel comes with a flow, not with a frame: after CHAN_SUSTAIN.
  */
 TEST_F(vsw, chan_withdrawn)
 {
-	uint8_t m[16], other[6];
+	uint8_t other[6];
 	char mac[18], text[1024], *line;
 	unsigned int q0, q1;
 	int c0, c1, i;
 
 	START();
 	join(_metadata, self, 3);
-	for (i = 0; i < 2; i++) {
-		/* headers and channels (bit 1) */
-		ASSERT_EQ(0, vsw_send_raw(&self->s, G(i)->fd, m,
-					  nego_msg(m, NEGO_HELLO, 3)));
-		ASSERT_TRUE(got_mode(G(i)->fd));
-		ASSERT_EQ(0, vsw_send_raw(&self->s, G(i)->fd, m,
-					  nego_msg(m, NEGO_MODE, 1)));
-	}
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(NEGO_F_VNET | NEGO_F_CHAN,
+			  negotiate_chan(&self->s, G(i)));
+	ASSERT_EQ(0, send_vnet_n(&self->s, G(0), G(1)->mac, 0x7000,
+				 CHAN_SUSTAIN - 1));
+	ASSERT_EQ(0, recv_vnet_until(G(1)->fd, 0x7000 + CHAN_SUSTAIN - 2));
+	EXPECT_EQ(0, vsw_stat(&self->s, NULL, "chan_opened"));
 	ASSERT_EQ(0, send_vnet(&self->s, G(0), G(1)->mac, 0x7100, 100));
 	c0 = recv_chan(G(0)->fd, G(1)->mac);
 	c1 = recv_chan(G(1)->fd, G(0)->mac);
@@ -2003,6 +2072,167 @@ TEST_F(vsw, chan_withdrawn)
 	EXPECT_EQ(NULL, strstr(text, mac)) TH_LOG("%s", text);
 	close(c0);
 	close(c1);
+}
+
+/*
+ * A port at its share of the forwarding table that sends another guest's
+ * address as its source: the address stays where it was learned, and
+ * the port gets no channel in that guest's name (the victim would send
+ * that guest's frames to it).  The real owner still gets one.
+ */
+TEST_F(vsw, chan_name_not_learned)
+{
+	struct vsw_guest fake;
+	int i;
+
+	START("--fdb-port-max", "4");
+	join(_metadata, self, 3);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(NEGO_F_VNET | NEGO_F_CHAN,
+			  negotiate_chan(&self->s, G(i)));
+	/* G0 fills its share with made-up sources, to nobody known */
+	fake = *G(0);
+	for (i = 0; i < 3; i++) {
+		vsw_mac(fake.mac, 0x700 + i);
+		ASSERT_EQ(0, send_vnet(&self->s, &fake, fake.mac, 0x7200 + i, 60));
+	}
+	VSW_WAIT_WHILE(!vsw_fdb_has(&self->s, fake.mac));
+	ASSERT_TRUE(vsw_fdb_has(&self->s, fake.mac));
+	/* then a flow to G1 in G2's name */
+	memcpy(fake.mac, G(2)->mac, 6);
+	ASSERT_EQ(0, send_vnet_n(&self->s, &fake, G(1)->mac, 0x7300,
+				 2 * CHAN_SUSTAIN));
+	ASSERT_EQ(0, recv_vnet_until(G(1)->fd, 0x7300 + 2 * CHAN_SUSTAIN - 1));
+	EXPECT_LE(2 * CHAN_SUSTAIN, vsw_stat(&self->s, G(0)->path, "fdb_full"));
+	EXPECT_EQ(0, vsw_stat(&self->s, NULL, "chan_opened"));
+	EXPECT_EQ(-1, recv_chan(G(1)->fd, G(2)->mac));
+	/* G2 itself: a channel in its own name */
+	ASSERT_EQ(0, send_vnet_n(&self->s, G(2), G(1)->mac, 0x7400,
+				 CHAN_SUSTAIN));
+	i = recv_chan(G(1)->fd, G(2)->mac);
+	EXPECT_LE(0, i);
+	if (i >= 0)
+		close(i);
+}
+
+/*
+ * A HELLO closes the port's channels, but the pair waits before it gets a
+ * new one, as after any channel given up: a guest that says HELLO again
+ * and again cannot have the other handed channel after channel.
+ */
+TEST_F(vsw, chan_hello_backoff)
+{
+	int c, i;
+
+	START();
+	join(_metadata, self, 2);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(NEGO_F_VNET | NEGO_F_CHAN,
+			  negotiate_chan(&self->s, G(i)));
+	ASSERT_EQ(0, send_vnet_n(&self->s, G(0), G(1)->mac, 0x7500,
+				 CHAN_SUSTAIN));
+	c = recv_chan(G(1)->fd, G(0)->mac);
+	ASSERT_LE(0, c);
+	close(c);
+	/* 5 HELLOs within the second of back-off, each past the 100 ms gap */
+	for (i = 0; i < 5; i++) {
+		usleep(150 * 1000);
+		ASSERT_EQ(NEGO_F_VNET | NEGO_F_CHAN,
+			  negotiate_chan(&self->s, G(0)));
+		ASSERT_EQ(0, send_vnet_n(&self->s, G(0), G(1)->mac,
+					 0x7600 + 0x100 * i, CHAN_SUSTAIN));
+		ASSERT_EQ(0, recv_vnet_until(G(1)->fd,
+					    0x7600 + 0x100 * i + CHAN_SUSTAIN - 1));
+	}
+	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "chan_opened"));
+	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "chan_revoked"));
+	/* a back-off, not a ban: a little later the flow gets one again */
+	usleep(400 * 1000);
+	ASSERT_EQ(0, send_vnet_n(&self->s, G(0), G(1)->mac, 0x7b00,
+				 CHAN_SUSTAIN));
+	c = recv_chan(G(1)->fd, G(0)->mac);
+	EXPECT_LE(0, c);
+	if (c >= 0)
+		close(c);
+	EXPECT_EQ(2, vsw_stat(&self->s, NULL, "chan_opened"));
+}
+
+/*
+ * The ports of one other user get at most 2 of a guest's channels, however
+ * many they are; an abstract name gets none, and its MODE says so.
+ */
+TEST_F(vsw, chan_user_share)
+{
+	int pipefd[2], status, alen, i;
+	struct sockaddr_un sa;
+	struct vsw_guest g;
+	char users[128];
+	pid_t pid;
+	char done;
+
+	START("--mode", "0666");
+	users_dir(_metadata, &self->s, users, sizeof(users));
+	join(_metadata, self, 1);
+	ASSERT_EQ(NEGO_F_VNET | NEGO_F_CHAN, negotiate_chan(&self->s, G(0)));
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		close(pipefd[0]);
+		if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+		    setresuid(65534, 65534, 65534) < 0)
+			_exit(12);
+		/* four ports of one user, each with a flow to G0 */
+		for (i = 0; i < 4; i++) {
+			memset(&g, 0, sizeof(g));
+			vsw_mac(g.mac, 0x800 + i);
+			if (snprintf(g.path, sizeof(g.path), "%.90s/u%d.sock",
+				     users, i) >= (int)sizeof(g.path))
+				_exit(10);
+			g.fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+			alen = vsw_addr(&sa, g.path);
+			if (g.fd < 0 || bind(g.fd, (struct sockaddr *)&sa, alen))
+				_exit(11);
+			if (negotiate_chan(&self->s, &g) !=
+			    (NEGO_F_VNET | NEGO_F_CHAN))
+				_exit(13);
+			if (send_vnet_n(&self->s, &g, G(0)->mac, 0x7c00,
+					CHAN_SUSTAIN))
+				_exit(14);
+			/* the pairs get at most one offer per 100 ms each */
+			usleep(150 * 1000);
+		}
+		if (write(pipefd[1], "x", 1) != 1)
+			_exit(15);
+		pause();
+		_exit(0);
+	}
+	close(pipefd[1]);
+	ASSERT_EQ(1, read(pipefd[0], &done, 1));
+	close(pipefd[0]);
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "chan_user_full") < 2);
+	EXPECT_EQ(2, vsw_stat(&self->s, NULL, "chan_opened"));
+	EXPECT_LE(2, vsw_stat(&self->s, NULL, "chan_user_full"));
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+
+	/* an abstract name: no F_CHAN in its MODE, and no channel */
+	memset(&g, 0, sizeof(g));
+	vsw_mac(g.mac, 0x900);
+	g.fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, g.fd);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	alen = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1,
+			"vsw-abstract-%d", (int)getpid());
+	ASSERT_EQ(0, bind(g.fd, (struct sockaddr *)&sa,
+			  offsetof(struct sockaddr_un, sun_path) + 1 + alen));
+	ASSERT_EQ(NEGO_F_VNET, negotiate_chan(&self->s, &g));
+	ASSERT_EQ(0, send_vnet_n(&self->s, &g, G(0)->mac, 0x7d00,
+				 2 * CHAN_SUSTAIN));
+	EXPECT_EQ(-1, recv_chan(g.fd, G(0)->mac));
+	EXPECT_EQ(2, vsw_stat(&self->s, NULL, "chan_opened"));
+	close(g.fd);
 }
 
 /* ---- multiqueue guests: one guest, several sockets, one port ------------ */
@@ -2738,6 +2968,302 @@ TEST_F(vsw, many_clients_no_spin)
 	}
 	EXPECT_EQ(8, n);
 	EXPECT_EQ(0, vsw_stat(&self->s, NULL, "accept_shed"));
+}
+
+/* ---- descriptors sent to the switch ----------------------------------------- */
+
+/*
+ * Whoever can reach a socket of the switch can try to hand it descriptors
+ * (SCM_RIGHTS). A file whose last reference dies in the switch's thread
+ * is released there: a TCP socket with a linger and unsent data holds
+ * that thread, and all forwarding, for its linger time. Linux 6.16 and
+ * later refuse the descriptors to the sender (SO_PASSRIGHTS off: EPERM);
+ * on older kernels the switch takes them and closes them on a thread of
+ * its own. VECSWITCH_TEST_NO_PASSRIGHTS=1 in the switch's environment, a
+ * knob for these tests only, makes it behave as on an older kernel.
+ */
+#ifndef SO_PASSRIGHTS
+#define SO_PASSRIGHTS	83
+#endif
+#define LINGER_S	10
+#define ALIVE_MS	2000	/* a switch held by a linger misses this */
+#define RIGHTS_MAX	253	/* SCM_MAX_FD: what one message carries */
+
+enum rights_via { VIA_DGRAM, VIA_STREAM, VIA_SEQPACKET, VIA_CTL };
+
+static bool kernel_has_passrights(void)
+{
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), off = 0;
+	bool ok = fd >= 0 && !setsockopt(fd, SOL_SOCKET, SO_PASSRIGHTS, &off,
+					 sizeof(off));
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/*
+ * A TCP socket whose last close() waits LINGER_S: connected to *lfd, a
+ * listener that never accepts, with data it cannot send.
+ */
+static int lingering_socket(int *lfd)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	struct linger lg = { .l_onoff = 1, .l_linger = LINGER_S };
+	struct pollfd pfd = { .events = POLLOUT };
+	socklen_t len = sizeof(sa);
+	int small = 4096, unsent = 0;
+	char buf[4096] = "";
+
+	*lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (*lfd < 0 ||
+	    setsockopt(*lfd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)) ||
+	    bind(*lfd, (struct sockaddr *)&sa, len) || listen(*lfd, 1) ||
+	    getsockname(*lfd, (struct sockaddr *)&sa, &len))
+		return -1;
+	pfd.fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (pfd.fd < 0 ||
+	    setsockopt(pfd.fd, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)) ||
+	    connect(pfd.fd, (struct sockaddr *)&sa, len))
+		return -1;
+	/* full until the peer's window stays shut */
+	do {
+		while (send(pfd.fd, buf, sizeof(buf),
+			    MSG_DONTWAIT | MSG_NOSIGNAL) > 0)
+			;
+	} while (errno == EAGAIN && poll(&pfd, 1, 100) == 1);
+	if (ioctl(pfd.fd, SIOCOUTQNSD, &unsent) || unsent <= 0 ||
+	    setsockopt(pfd.fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)))
+		return -1;
+	return pfd.fd;
+}
+
+/* @len bytes of @data and @n descriptors in one message, to @path if set */
+static ssize_t send_rights(int fd, const char *path, const void *data,
+			   size_t len, const int *fds, unsigned int n)
+{
+	union {
+		struct cmsghdr c;
+		char b[CMSG_SPACE(RIGHTS_MAX * sizeof(int))];
+	} u = { 0 };
+	struct iovec iov = { .iov_base = (void *)data, .iov_len = len };
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.b,
+		.msg_controllen = CMSG_SPACE(n * sizeof(int)),
+	};
+	struct sockaddr_un sa;
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+
+	if (path) {
+		mh.msg_name = &sa;
+		mh.msg_namelen = vsw_addr(&sa, path);
+	}
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(n * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, n * sizeof(int));
+	return sendmsg(fd, &mh, MSG_NOSIGNAL);
+}
+
+/* The frame tagged @tag reaches @fd within @ms, after any others */
+static bool tag_within(int fd, uint32_t tag, int ms)
+{
+	uint64_t now, deadline = vsw_now_ms() + ms;
+	uint8_t buf[2048];
+	int n;
+
+	while ((now = vsw_now_ms()) < deadline) {
+		n = vsw_recv(fd, buf, sizeof(buf), deadline - now);
+		if (n >= 18 && vsw_tag(buf) == tag)
+			return true;
+	}
+	return false;
+}
+
+/* The control socket's whole answer on @fd within @ms, or -1 */
+static int answer_within(int fd, char *buf, size_t len, int ms)
+{
+	uint64_t now, deadline = vsw_now_ms() + ms;
+	size_t got = 0;
+	ssize_t r = 1;
+
+	while (r > 0 && got + 1 < len && (now = vsw_now_ms()) < deadline) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+		if (poll(&pfd, 1, deadline - now) != 1)
+			break;
+		r = recv(fd, buf + got, len - 1 - got, MSG_DONTWAIT);
+		if (r > 0)
+			got += r;
+	}
+	buf[got] = '\0';
+	return r == 0 ? (int)got : -1;
+}
+
+/* The switch answers its control socket and forwards, both at once */
+static void expect_alive(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(vsw) *self, uint32_t tag)
+{
+	uint64_t t0 = vsw_now_ms();
+
+	EXPECT_LT(0, vsw_stat(&self->s, NULL, "ports_added"));
+	EXPECT_GT(ALIVE_MS, vsw_now_ms() - t0) {
+		TH_LOG("ctl stats took %llu ms",
+		       (unsigned long long)(vsw_now_ms() - t0));
+	}
+	ASSERT_EQ(0, vsw_send(&self->s, G(0), G(1)->mac, tag, 100));
+	EXPECT_TRUE(tag_within(G(1)->fd, tag, ALIVE_MS));
+}
+
+/*
+ * A lingering TCP socket goes to the switch by @via, with a frame (a
+ * request on the control socket): together with 252 more descriptors by
+ * dgram, all one message may carry. Refused (the kernel's SO_PASSRIGHTS)
+ * or taken and closed elsewhere (@fallback), the switch goes on at once.
+ */
+static void pass_rights(struct __test_metadata *_metadata,
+			FIXTURE_DATA(vsw) *self,
+			const FIXTURE_VARIANT(vsw) *variant,
+			enum rights_via via, bool fallback)
+{
+	static char ans[1 << 16];
+	struct linger now = { .l_onoff = 1, .l_linger = 0 };
+	int fds[RIGHTS_MAX], nfd = via == VIA_DGRAM ? RIGHTS_MAX : 1;
+	int lfd, fd = -1, i, n, err;
+	const uint8_t *data;
+	uint8_t smac[6];
+	ssize_t r;
+
+	if (!fallback && !kernel_has_passrights())
+		SKIP(return, "the kernel has no SO_PASSRIGHTS (Linux 6.16)");
+	if (fallback)
+		setenv("VECSWITCH_TEST_NO_PASSRIGHTS", "1", 1);
+	START();
+	join(_metadata, self, 2);
+	fds[0] = lingering_socket(&lfd);
+	ASSERT_LE(0, fds[0]);
+	for (i = 1; i < nfd; i++) {
+		fds[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		ASSERT_LE(0, fds[i]);
+	}
+
+	vsw_mac(smac, 0x300);
+	n = vsw_frame(self->buf + 4, vsw_bcast, smac, 0x5100, 200);
+	self->buf[0] = n >> 24;
+	self->buf[1] = n >> 16;
+	self->buf[2] = n >> 8;
+	self->buf[3] = n;
+	data = self->buf + 4;
+	switch (via) {
+	case VIA_DGRAM:
+		GUEST(2);
+		fd = G(2)->fd;
+		break;
+	case VIA_STREAM:
+		fd = vsw_connect(self->s.stream, SOCK_STREAM);
+		data = self->buf;
+		n += 4;
+		break;
+	case VIA_SEQPACKET:
+		fd = vsw_connect(self->s.seqpacket, SOCK_SEQPACKET);
+		break;
+	case VIA_CTL:
+		fd = vsw_connect(self->s.ctl, SOCK_STREAM);
+		data = (const uint8_t *)"stats\n";
+		n = 6;
+		break;
+	}
+	ASSERT_LE(0, fd);
+	errno = 0;
+	r = send_rights(fd, via == VIA_DGRAM ? self->s.dgram : NULL, data, n,
+			fds, nfd);
+	err = r < 0 ? errno : 0;
+	if (fallback) {
+		EXPECT_EQ(n, r) TH_LOG("sendmsg: %s", strerror(err));
+	} else {
+		EXPECT_EQ(-1, r);
+		EXPECT_EQ(EPERM, err) TH_LOG("sendmsg: %s", strerror(err));
+	}
+	/* refused: ours is the last reference, and must not linger here */
+	if (r < 0)
+		setsockopt(fds[0], SOL_SOCKET, SO_LINGER, &now, sizeof(now));
+	for (i = 0; i < nfd; i++)
+		close(fds[i]);
+	/* the connection is still good for what it carries */
+	if (r < 0 && via == VIA_DGRAM)
+		r = vsw_send_raw(&self->s, fd, data, n) ? -1 : n;
+	else if (r < 0)
+		r = send(fd, data, n, MSG_NOSIGNAL);
+	ASSERT_EQ(n, r);
+
+	if (via == VIA_CTL) {
+		shutdown(fd, SHUT_WR);
+		EXPECT_LT(0, answer_within(fd, ans, sizeof(ans), ALIVE_MS));
+		EXPECT_NE(NULL, strstr(ans, "\n  ports_added 2\n")) {
+			TH_LOG("stats: %s", ans);
+		}
+	} else {
+		EXPECT_TRUE(tag_within(G(0)->fd, 0x5100, ALIVE_MS));
+		EXPECT_TRUE(tag_within(G(1)->fd, 0x5100, ALIVE_MS));
+	}
+	expect_alive(_metadata, self, 0x5101);
+
+	EXPECT_EQ(fallback ? nfd : 0, vsw_stat(&self->s, NULL, "rx_fds"));
+	EXPECT_EQ(0, vsw_stat(&self->s, NULL, "rx_fds_inline"));
+	EXPECT_EQ(0, vsw_stat(&self->s, NULL, "rx_ctrunc"));
+	EXPECT_EQ(fallback, log_has(&self->s, "SO_PASSRIGHTS"));
+	if (via == VIA_CTL && fallback) {
+		EXPECT_LT(0, vsw_ctl(&self->s, "stats json\n", ans, sizeof(ans)));
+		EXPECT_NE(NULL, strstr(ans, ",\"rx_fds\":1,")) TH_LOG("%s", ans);
+	}
+	if (via != VIA_DGRAM)
+		close(fd);
+	close(lfd);
+}
+
+TEST_F(vsw, rights_refused_dgram)
+{
+	pass_rights(_metadata, self, variant, VIA_DGRAM, false);
+}
+
+TEST_F(vsw, rights_refused_stream)
+{
+	pass_rights(_metadata, self, variant, VIA_STREAM, false);
+}
+
+TEST_F(vsw, rights_refused_seqpacket)
+{
+	pass_rights(_metadata, self, variant, VIA_SEQPACKET, false);
+}
+
+TEST_F(vsw, rights_refused_ctl)
+{
+	pass_rights(_metadata, self, variant, VIA_CTL, false);
+}
+
+TEST_F(vsw, rights_closed_dgram)
+{
+	pass_rights(_metadata, self, variant, VIA_DGRAM, true);
+}
+
+TEST_F(vsw, rights_closed_stream)
+{
+	pass_rights(_metadata, self, variant, VIA_STREAM, true);
+}
+
+TEST_F(vsw, rights_closed_seqpacket)
+{
+	pass_rights(_metadata, self, variant, VIA_SEQPACKET, true);
+}
+
+TEST_F(vsw, rights_closed_ctl)
+{
+	pass_rights(_metadata, self, variant, VIA_CTL, true);
 }
 
 /* ---- tap uplink with --isolate, in a network namespace of our own ---- */
