@@ -44,8 +44,13 @@
 #define VECNET_CHAN_MAX		8
 /* A transmit slot that goes to the main descriptor, not a channel */
 #define VECNET_CHAN_NONE	0xff
-/* Control room per receive slot: one SCM_RIGHTS descriptor (two fit) */
-#define VECNET_CMSG_LEN		24
+/*
+ * Control room per receive slot: as many descriptors as one message can
+ * carry (SCM_MAX_FD), for a descriptor left without room would be closed
+ * by the host kernel in our own context, where its close may block
+ */
+#define VECNET_CMSG_FDS		253
+#define VECNET_CMSG_LEN		CMSG_SPACE(VECNET_CMSG_FDS * sizeof(int))
 /* Receive/transmit queue pairs a device has at most (queues=, ethtool -L) */
 #define VECNET_QUEUES_MAX	8
 
@@ -252,6 +257,7 @@ struct vecnet_xstats {
 	u64_stats_t rx_chan_bad;
 	u64_stats_t chan_stalled;
 	u64_stats_t mq_joined;
+	u64_stats_t rx_fds_dropped;
 	struct u64_stats_sync syncp;
 };
 
@@ -471,6 +477,10 @@ void vecnet_mq_unjoin_all(struct vecnet_dev *vn);
 /* vecnet_chan.c */
 void vecnet_chan_init(struct vecnet_dev *vn);
 void vecnet_chan_offer(struct vecnet_dev *vn, const u8 *mac, int fd);
+int vecnet_chan_start(struct vecnet_dev *vn);
+void vecnet_chan_allow_fds(struct vecnet_dev *vn, bool allow);
+void vecnet_chan_drop_fd(struct vecnet_dev *vn, int fd);
+void vecnet_chan_close_sock(struct vecnet_dev *vn, int fd);
 void vecnet_chan_revoke(struct vecnet_dev *vn, const u8 *mac);
 void vecnet_chan_kill_all(struct vecnet_dev *vn);
 void vecnet_chan_close_all(struct vecnet_dev *vn);

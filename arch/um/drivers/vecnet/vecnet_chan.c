@@ -27,8 +27,20 @@
  * reads ACTIVE channels without the lock, never reads a closed
  * descriptor.  Transmit picks ACTIVE channels only, and a channel that
  * dies takes its queued frames back to the main descriptor.
+ *
+ * Descriptors come from outside the guest, and the host lets the sender
+ * choose one whose close() blocks (a file on a FUSE mount whose daemon
+ * never answers, a TCP socket lingering on a peer that never reads).
+ * So queue 0 takes them only while a switch says it offers channels
+ * (MODE with F_CHAN); every other socket of the device, channels
+ * included, has the host refuse them to the sender (SO_PASSRIGHTS=0,
+ * Linux 6.16 and later).  And any descriptor a peer passed, the ones
+ * the device does not take and the channels it closes, is closed by a
+ * host thread of its own (vecnet_user_close_passed), never by a vCPU,
+ * NAPI or a work item.
  */
 
+#include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/skbuff.h>
 #include <linux/virtio_net.h>
@@ -100,9 +112,61 @@ static int vecnet_chan_find(const struct vecnet_dev *vn, const u8 *mac)
 	return -1;
 }
 
+/* A descriptor a peer passed, not kept: closed where it cannot block us */
+void vecnet_chan_drop_fd(struct vecnet_dev *vn, int fd)
+{
+	vecnet_count_napi(vn, rx_fds_dropped);
+	if (vecnet_user_close_passed(fd))
+		net_warn_ratelimited("%s: descriptor %d from a peer left open: the host thread that closes them is stuck\n",
+				     vn->dev->name, fd);
+}
+
+/*
+ * Process context: close socket @fd of the device, whose queue may hold
+ * descriptors a peer passed (a channel, queue 0)
+ */
+void vecnet_chan_close_sock(struct vecnet_dev *vn, int fd)
+{
+	void *ctl = kmalloc(VECNET_CMSG_LEN, GFP_KERNEL);
+
+	if (ctl)
+		vecnet_user_close_drained(fd, vn->depth, ctl, VECNET_CMSG_LEN);
+	else if (vecnet_user_close_passed(fd))
+		vecnet_user_close(fd);
+	kfree(ctl);
+}
+
+/* Process context, as the device opens: the closer thread is there */
+int vecnet_chan_start(struct vecnet_dev *vn)
+{
+	static DEFINE_MUTEX(closer_lock);
+	int err;
+
+	if (!vn->chan_want)
+		return 0;
+	mutex_lock(&closer_lock);
+	err = vecnet_user_closer_start();
+	mutex_unlock(&closer_lock);
+	if (err)
+		netdev_err(vn->dev, "cannot start the host thread that closes passed descriptors: %d\n",
+			   err);
+	return err;
+}
+
+/*
+ * May the switch pass descriptors to queue 0?  Only while it says it
+ * offers channels.  A host without SO_PASSRIGHTS delivers them anyway;
+ * the room queue 0 keeps for them (VECNET_CMSG_LEN) and the closer see
+ * to those.
+ */
+void vecnet_chan_allow_fds(struct vecnet_dev *vn, bool allow)
+{
+	vecnet_user_pass_fds(vn->fd, allow && vn->chan_want);
+}
+
 /*
  * From NAPI, a CHAN message from the switch with the descriptor @fd that
- * came with it (or -1).  Takes @fd in every case: kept, or closed.
+ * came with it (or -1).  Takes @fd in every case: kept, or dropped.
  */
 void vecnet_chan_offer(struct vecnet_dev *vn, const u8 *mac, int fd)
 {
@@ -145,7 +209,7 @@ refuse:
 	net_info_ratelimited("%s: refused a shortcut channel to %pM: %d\n",
 			     vn->dev->name, mac, err);
 	if (fd >= 0)
-		vecnet_user_close(fd);
+		vecnet_chan_drop_fd(vn, fd);
 	/* the switch would take the pair for joined until the other sends */
 	if (is_valid_ether_addr(mac) && !ether_addr_equal(mac, vn->dev->dev_addr))
 		vecnet_nego_unchan(vn, mac);
@@ -323,7 +387,8 @@ static void vecnet_chan_work(struct work_struct *work)
 
 		if (c->irq > 0)
 			um_free_irq(c->irq, c);
-		vecnet_user_close(c->fd);
+		/* datagrams queued before it was ours may hold descriptors */
+		vecnet_chan_close_sock(vn, c->fd);
 		spin_lock_bh(&vn->q[0].tx.lock);
 		c->irq = 0;
 		c->fd = -1;

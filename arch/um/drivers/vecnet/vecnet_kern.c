@@ -82,6 +82,7 @@ const struct vecnet_stat_desc vecnet_xstats_desc[] = {
 	VECNET_XSTAT(rx_chan_bad),
 	VECNET_XSTAT(chan_stalled),
 	VECNET_XSTAT(mq_joined),
+	VECNET_XSTAT(rx_fds_dropped),
 };
 
 const unsigned int vecnet_xstats_count = ARRAY_SIZE(vecnet_xstats_desc);
@@ -508,22 +509,26 @@ static void vecnet_rx_frame(struct vecnet_queue *q, const struct vecnet_chan *c,
 	napi_gro_receive(&q->napi, skb);
 }
 
-/* A descriptor that came with datagram @i: a channel's, or unwanted */
+/* Descriptors that came with datagram @i: a channel's, or unwanted */
 static void vecnet_rx_one(struct vecnet_queue *q, const struct vecnet_chan *c,
 			  unsigned int i)
 {
 	struct vecnet_dev *vn = q->vn;
+	unsigned int dropped = 0;
 
-	/* only queue 0 has room for one: the switch hands channels there */
+	/* only queue 0 has room for them: the switch hands channels there */
 	if (q->index || likely(!q->rx.msgs[i].msg_hdr.msg_controllen)) {
 		vecnet_rx_frame(q, c, i);
 		return;
 	}
-	vn->rx_fd_in = vecnet_user_msg_fd(&q->rx.msgs[i]);
+	vn->rx_fd_in = vecnet_user_msg_fd(&q->rx.msgs[i], &dropped);
+	if (unlikely(dropped))
+		vecnet_xstats_add_n(q, VECNET_XS_NAPI,
+				    vecnet_xs_off(rx_fds_dropped), dropped);
+	/* a CHAN message from the switch takes it (vecnet_nego_rx) */
 	vecnet_rx_frame(q, c, i);
-	/* not taken by a CHAN message (vecnet_nego_rx) */
 	if (unlikely(vn->rx_fd_in >= 0)) {
-		vecnet_user_close(vn->rx_fd_in);
+		vecnet_chan_drop_fd(vn, vn->rx_fd_in);
 		vn->rx_fd_in = -1;
 	}
 }
@@ -1287,7 +1292,7 @@ static void vecnet_ring_free(struct vecnet_queue *q)
 	kfree(q->rx.iov);
 	kfree(q->rx.hdrs);
 	kfree(q->rx.names);
-	kfree(q->rx.cmsgs);
+	kvfree(q->rx.cmsgs);
 	kfree(q->tx.chan);
 	kfree(q->tx.skbs);
 	kfree(q->tx.msgs);
@@ -1366,7 +1371,7 @@ static int vecnet_ring_alloc(struct vecnet_queue *q)
 	}
 	/* channels, and the descriptors that bring them, are queue 0's */
 	if (vn->chan_want && !q->index) {
-		rx->cmsgs = kcalloc(d, VECNET_CMSG_LEN, GFP_KERNEL);
+		rx->cmsgs = kvcalloc(d, VECNET_CMSG_LEN, GFP_KERNEL);
 		tx->chan = kmalloc(d, GFP_KERNEL);
 		if (!rx->cmsgs || !tx->chan)
 			return -ENOMEM;
@@ -1402,7 +1407,10 @@ void vecnet_close_fd(struct vecnet_dev *vn)
 	if (vn->tx_fd >= 0)
 		vecnet_user_close(vn->tx_fd);
 	vn->tx_fd = -1;
-	if (vn->fd >= 0)
+	/* what a switch passed may wait in queue 0's socket still */
+	if (vn->fd >= 0 && vn->chan_want)
+		vecnet_chan_close_sock(vn, vn->fd);
+	else if (vn->fd >= 0)
 		vecnet_user_close(vn->fd);
 	vn->fd = -1;
 	for (i = 1; i < VECNET_QUEUES_MAX; i++) {

@@ -15,9 +15,11 @@
  * starts over in plain frames; it is answered the same way.
  *
  * A switch may also offer shortcut channels (vecnet_chan.c): a HELLO
- * with F_CHAN says the device takes them, CHAN hands one over (the
- * other guest's MAC in bytes 6-11, the descriptor alongside), UNCHAN
- * withdraws it.  Starting over closes them all.
+ * with F_CHAN says the device takes them, a MODE with F_CHAN that the
+ * switch offers them (until then the host refuses anyone a descriptor
+ * to the device), CHAN hands one over (the other guest's MAC in bytes
+ * 6-11, the descriptor alongside), UNCHAN withdraws it.  Starting over
+ * closes them all.
  *
  * A device with several queues (queues=N) has a socket per queue.  Its
  * HELLO says F_MQ; a switch that takes further queues answers QUEUES
@@ -181,8 +183,10 @@ static void vecnet_nego_plain_again(struct vecnet_dev *vn)
 	WRITE_ONCE(vn->tx_vnet, false);
 	WRITE_ONCE(vn->rx_vnet, false);
 	vn->nego_agreed = false;
-	if (vn->chan_want)
+	if (vn->chan_want) {
+		vecnet_chan_allow_fds(vn, false);
 		vecnet_chan_kill_all(vn);
+	}
 	vecnet_mq_unjoin_all(vn);
 }
 
@@ -257,6 +261,9 @@ bool vecnet_nego_rx(struct vecnet_dev *vn, const u8 *m, unsigned int len)
 			vecnet_nego_send_mode(vn);
 	} else {
 		WRITE_ONCE(vn->rx_vnet, !!(flags & VECNET_NEGO_F_VNET));
+		if (vn->chan_want)
+			vecnet_chan_allow_fds(vn, vn->rx_vnet &&
+					      (flags & VECNET_NEGO_F_CHAN));
 		if (vn->rx_vnet && !vn->tx_vnet)
 			vecnet_nego_send_mode(vn);
 		if (vn->rx_vnet)

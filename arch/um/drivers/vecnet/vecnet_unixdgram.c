@@ -179,6 +179,9 @@ static int vecnet_unixdgram_open(struct vecnet_dev *vn)
 	struct vecnet_unixdgram *ud = vn->tpriv;
 	int fd, err;
 
+	err = vecnet_chan_start(vn);
+	if (err)
+		return err;
 	fd = vecnet_user_unix_dgram(ud->local, vecnet_unixdgram_sndbuf(vn));
 	if (fd < 0) {
 		netdev_err(vn->dev, "cannot bind %s: %d\n", ud->local, fd);

@@ -7,6 +7,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -16,6 +18,11 @@
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
 #include "vecnet_user.h"
+
+/* Linux 6.16; the C library's headers may predate it */
+#ifndef SO_PASSRIGHTS
+#define SO_PASSRIGHTS	83
+#endif
 
 static int unix_addr(struct sockaddr_un *sun, const char *path)
 {
@@ -74,6 +81,8 @@ int vecnet_user_unix_dgram(const char *local, int sndbuf)
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
+	/* from before the bind: until a switch offers channels (nego) */
+	vecnet_user_pass_fds(fd, 0);
 
 	/*
 	 * Every datagram stays charged to the sender's buffer until the
@@ -206,11 +215,15 @@ int vecnet_user_recvmmsg(int fd, void *msgs, unsigned int n, int fds)
 	return ret < 0 ? -errno : ret;
 }
 
-int vecnet_user_msg_fd(void *mmsg)
+/*
+ * The descriptors received with @h: the first one to *@keep when that is
+ * given and still -1, every other one to the closer.  Returns how many
+ * went to the closer.
+ */
+static unsigned int msg_fds(struct msghdr *h, int *keep)
 {
-	struct msghdr *h = &((struct mmsghdr *)mmsg)->msg_hdr;
+	unsigned int dropped = 0;
 	struct cmsghdr *cm;
-	int keep = -1;
 
 	for (cm = CMSG_FIRSTHDR(h); cm; cm = CMSG_NXTHDR(h, cm)) {
 		const unsigned char *p = CMSG_DATA(cm);
@@ -223,12 +236,22 @@ int vecnet_user_msg_fd(void *mmsg)
 			int fd;
 
 			memcpy(&fd, p + i * sizeof(int), sizeof(fd));
-			if (keep < 0)
-				keep = fd;
-			else
-				close(fd);
+			if (keep && *keep < 0) {
+				*keep = fd;
+				continue;
+			}
+			vecnet_user_close_passed(fd);
+			dropped++;
 		}
 	}
+	return dropped;
+}
+
+int vecnet_user_msg_fd(void *mmsg, unsigned int *dropped)
+{
+	int keep = -1;
+
+	*dropped += msg_fds(&((struct mmsghdr *)mmsg)->msg_hdr, &keep);
 	return keep;
 }
 
@@ -245,6 +268,8 @@ int vecnet_user_chan_setup(int fd, int sndbuf)
 		return -errno;
 	if (domain != AF_UNIX)
 		return -EAFNOSUPPORT;
+	/* the other guest has nothing to pass us, from now on */
+	vecnet_user_pass_fds(fd, 0);
 	/* the kernel keeps what it can grant; a smaller buffer still works */
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	return 0;
@@ -267,6 +292,119 @@ int vecnet_user_send(int fd, const void *buf, int len)
 void vecnet_user_close(int fd)
 {
 	close(fd);
+}
+
+int vecnet_user_pass_fds(int fd, int on)
+{
+	return setsockopt(fd, SOL_SOCKET, SO_PASSRIGHTS, &on, sizeof(on)) ?
+	       -errno : 0;
+}
+
+/*
+ * Descriptors that a peer passed us are closed by a host thread of their
+ * own, never by a vCPU or NAPI: close() runs the file's flush, which on
+ * a FUSE file waits for its daemon, and the last close its release,
+ * which on a TCP socket with SO_LINGER waits for the other end; both
+ * for as long as the sender likes.  The threads read descriptor numbers
+ * from a pipe; the kernel half writes them without waiting.  There are
+ * several: a descriptor waiting in the pipe stays in the process's table,
+ * and every new guest process's stub, which starts as a copy of that
+ * table and closes what it does not need, would wait on it too.
+ */
+#define CLOSER_THREADS	8
+static int closer_pipe[2] = { -1, -1 };
+
+static void *closer_main(void *arg)
+{
+	int fd;
+
+	for (;;) {
+		ssize_t n = read(closer_pipe[0], &fd, sizeof(fd));
+
+		if (n == sizeof(fd))
+			close(fd);
+		else if (n == 0 || (n < 0 && errno != EINTR))
+			break;
+	}
+	return NULL;
+}
+
+int vecnet_user_closer_start(void)
+{
+	sigset_t all, old;
+	pthread_attr_t attr;
+	pthread_t thread;
+	int p[2], err, i;
+
+	if (closer_pipe[1] >= 0)
+		return 0;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	if (fcntl(p[1], F_SETFL, O_NONBLOCK) < 0) {
+		err = -errno;
+		goto out_close;
+	}
+	closer_pipe[0] = p[0];
+	err = -pthread_attr_init(&attr);
+	if (err)
+		goto out_close;
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	/* UML's signals are for its own threads: this one takes none */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (i = 0; i < CLOSER_THREADS && !err; i++)
+		err = -pthread_create(&thread, &attr, closer_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	/* the threads started read the pipe: it stays, even with fewer */
+	if (err && i == 1)
+		goto out_close;
+	closer_pipe[1] = p[1];
+	return 0;
+
+out_close:
+	closer_pipe[0] = -1;
+	close(p[0]);
+	close(p[1]);
+	return err;
+}
+
+/*
+ * Close a unix socket of ours whose receive queue may hold descriptors a
+ * peer passed: closing it would drop them here.  Descriptors stop coming
+ * first (SO_PASSRIGHTS=0), then what is queued is read into @ctl (room
+ * for @ctl_len bytes of descriptors), the descriptors going to the
+ * closer, at most @max datagrams: beyond that the socket itself goes to
+ * the closer.
+ */
+void vecnet_user_close_drained(int fd, int max, void *ctl, int ctl_len)
+{
+	struct msghdr h;
+	int i;
+
+	vecnet_user_pass_fds(fd, 0);
+	for (i = 0; i < max; i++) {
+		memset(&h, 0, sizeof(h));
+		h.msg_control = ctl;
+		h.msg_controllen = ctl_len;
+		/* a zero-length read takes the datagram, truncated */
+		if (recvmsg(fd, &h, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) < 0)
+			break;
+		msg_fds(&h, NULL);
+	}
+	if (i == max && !vecnet_user_close_passed(fd))
+		return;
+	close(fd);
+}
+
+int vecnet_user_close_passed(int fd)
+{
+	/* a pipe holds thousands: full, the thread is stuck; fd stays open */
+	if (closer_pipe[1] < 0)
+		return -ESRCH;
+	if (write(closer_pipe[1], &fd, sizeof(fd)) != sizeof(fd))
+		return -EAGAIN;
+	return 0;
 }
 
 int vecnet_user_unlink(const char *path)
@@ -344,19 +482,16 @@ int vecnet_user_fd_inherited(int fd)
 }
 
 /*
- * An inherited descriptor for the fd transport: it must be a socket.
- * Made non-blocking; returns its SO_TYPE.
+ * A descriptor for the fd transport, or one a switch passed: it must be a
+ * socket.  Made non-blocking; returns its SO_TYPE.  Asked of the socket
+ * layer alone: fstat() on a file another process passed could wait for
+ * that file's server (FUSE).
  */
 int vecnet_user_fd_socket(int fd)
 {
 	socklen_t len = sizeof(int);
-	struct stat st;
 	int type, fl;
 
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISSOCK(st.st_mode))
-		return -ENOTSOCK;
 	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0)
 		return -errno;
 	fl = fcntl(fd, F_GETFL);

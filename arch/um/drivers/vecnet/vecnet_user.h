@@ -25,14 +25,27 @@ int vecnet_user_inet_socket(int family, int type, int proto,
 			    const void *addr, int len);
 /* @fds: the messages have room for descriptors, closed on exec */
 int vecnet_user_recvmmsg(int fd, void *msgs, unsigned int n, int fds);
-/* The first descriptor a received message carried (others closed), or -1 */
-int vecnet_user_msg_fd(void *mmsg);
+/*
+ * The first descriptor a received message carried, or -1; the others go
+ * to the closer, counted in @dropped
+ */
+int vecnet_user_msg_fd(void *mmsg, unsigned int *dropped);
 /* A shortcut channel's descriptor: a unix datagram socket, non-blocking */
 int vecnet_user_chan_setup(int fd, int sndbuf);
 int vecnet_user_sendmmsg(int fd, void *msgs, unsigned int n);
 /* One datagram on a connected socket, without waiting */
 int vecnet_user_send(int fd, const void *buf, int len);
 void vecnet_user_close(int fd);
+/* SO_PASSRIGHTS: may peers pass descriptors to @fd (Linux 6.16 and up) */
+int vecnet_user_pass_fds(int fd, int on);
+/* The host thread that closes what peers passed, and the hand-over to it */
+int vecnet_user_closer_start(void);
+int vecnet_user_close_passed(int fd);
+/*
+ * Close a socket whose queue may hold passed descriptors, reading @max
+ * datagrams with @ctl_len bytes of room at @ctl
+ */
+void vecnet_user_close_drained(int fd, int max, void *ctl, int ctl_len);
 int vecnet_user_tap_open(const char *ifname, int vnet_hdr_len, int mq);
 int vecnet_user_tap_set_offload(int fd, unsigned int tso, unsigned int csum);
 int vecnet_user_readv_batch(int fd, void *msgs, unsigned int n);

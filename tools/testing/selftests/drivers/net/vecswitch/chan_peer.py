@@ -5,9 +5,12 @@
 chan_peer.py SOCK UML_EXEC GUEST_DIR GUEST_MAC GUEST_IP
 
 Binds SOCK, waits for the guest (unixdgram, path=SOCK) to say HELLO,
-agrees to virtio-net headers, and then tries the guest: descriptors
-forced on it with ordinary frames must not stay open in it, CHAN
-messages without a descriptor or for a bad address are refused, a real
+agrees to virtio-net headers, and then tries the guest: the host refuses
+descriptors to it until the MODE says F_CHAN, and on a channel always;
+descriptors forced on it with ordinary frames must not stay open in it,
+nor freeze it when their close blocks (a file on a FUSE mount that never
+answers FLUSH), CHAN messages without a descriptor, for a bad address
+or with something else than a datagram socket are refused, a real
 channel carries the guest's frames for its address and only frames from
 that address into the guest, and UNCHAN closes it.  The peer's
 DATA_VALID flag is not taken for a checked checksum.  The guest is driven
@@ -15,19 +18,25 @@ through uml-exec.  Prints "# ..." lines; exits 1 naming each failure.
 """
 
 import os
+import signal
 import socket
 import struct
 import subprocess
 import sys
 import time
 
+import fuse_stuck
+
 MAGIC = b"VECN"
 HELLO, MODE, CHAN, UNCHAN = 1, 2, 3, 4
 VNET_HDR = bytes(10)
+F_VNET, F_CHAN = 1, 2
+BCAST = b"\xff" * 6
 PEER_MAC = bytes.fromhex("027665c0ffee")
 OTHER_MAC = bytes.fromhex("027665c0beef")
 
 sock_path, uml_exec, guest_dir, guest_mac, guest_ip = sys.argv[1:6]
+tmp_dir = os.path.dirname(sock_path)
 gmac = bytes.fromhex(guest_mac.replace(":", ""))
 failures = []
 
@@ -79,6 +88,54 @@ def open_fds(pid):
     return len(os.listdir(f"/proc/{pid}/fd"))
 
 
+# The guest must answer a command within this, whatever it was passed
+RESPONSIVE_S = 8
+
+
+def responsive(after):
+    """The guest runs a command at once: no vCPU waits on a close()."""
+    t = time.time()
+    rc, _ = guest("true")
+    took = time.time() - t
+    print(f"# the guest answered {took:.1f} s after {after}")
+    if rc != 0 or took > RESPONSIVE_S:
+        fail(f"the guest froze for {took:.1f} s after {after}")
+
+
+def refused_fd(s, data, addr=None):
+    """Does the host refuse a descriptor sent with @data to the guest?"""
+    r, w = os.pipe()
+    try:
+        fds = with_fd(r)
+        if addr is None:
+            s.sendmsg([data], fds)
+        else:
+            s.sendmsg([data], fds, 0, addr)
+        return False
+    except PermissionError:
+        return True
+    finally:
+        os.close(r)
+        os.close(w)
+
+
+def host_refuses_fds():
+    """SO_PASSRIGHTS (Linux 6.16) is there to refuse descriptors with."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    try:
+        s.setsockopt(socket.SOL_SOCKET, 83, 0)
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+
+
+passrights = host_refuses_fds()
+if not passrights:
+    print("# this host has no SO_PASSRIGHTS: descriptors reach the guest")
+
+
 def recv_until(s, want, secs):
     """Datagrams from s until want(data) holds, for up to secs."""
     s.settimeout(0.2)
@@ -117,7 +174,10 @@ while time.time() < deadline and addr is None:
 if addr is None or pid is None:
     print("# FAIL: no HELLO from the guest")
     sys.exit(1)
-sw.sendto(msg(MODE, struct.pack(">HI", 1, 65554)), addr)
+# no MODE with F_CHAN yet: the host refuses the guest any descriptor
+if passrights and not refused_fd(sw, frame(OTHER_MAC, b"\xff" * 6), addr):
+    fail("the guest took a descriptor before the switch offered channels")
+sw.sendto(msg(MODE, struct.pack(">HI", F_VNET | F_CHAN, 65554)), addr)
 if recv_until(sw, lambda d: d[:4] == MAGIC and d[5] == MODE, 10) is None:
     fail("the guest never answered MODE")
 # its carrier and the agreement settle
@@ -182,6 +242,26 @@ print(f"# CHAN without a descriptor, for broadcast, for itself, with a pipe: "
       f"{refused} refused")
 if refused < 4:
     fail(f"only {refused} of 4 bad offers refused")
+
+# Descriptors whose close blocks (a file on a FUSE mount that never
+# answers FLUSH), with a frame and as a channel: the guest must not wait
+stuck = None
+if fuse_stuck.available():
+    stuck = fuse_stuck.StuckSender(tmp_dir, sw)
+    dropped0 = xstats().get("rx_fds_dropped", 0)
+    sent = stuck.send(frame(OTHER_MAC, BCAST), addr)
+    print(f"# a frame with a FUSE file: {sent}")
+    responsive("a frame with a FUSE file that never flushes")
+    print(f"# a CHAN with a FUSE file: {stuck.send(msg(CHAN, OTHER_MAC), addr)}")
+    responsive("a CHAN with a FUSE file that never flushes")
+    if wait_stat("chan_refused", 5) < 5:
+        fail("a CHAN with a FUSE file was not refused")
+    dropped = wait_stat("rx_fds_dropped", dropped0 + 2) - dropped0
+    print(f"# descriptors the guest dropped: {dropped}")
+    if dropped < 2:
+        fail(f"the guest counted {dropped} of 2 dropped descriptors")
+else:
+    print("# no FUSE here: descriptors whose close blocks not tried")
 # refusals of an address the switch could pair are said, so that it
 # does not take the pair for joined
 told = set()
@@ -201,6 +281,15 @@ sw.sendmsg([msg(CHAN, PEER_MAC)], with_fd(b.fileno()), 0, addr)
 b.close()
 if wait_stat("chan_opened", 1) < 1:
     fail("the guest did not open the channel")
+# the other end of a channel never passes the guest a descriptor
+if passrights and not refused_fd(a, frame(PEER_MAC, gmac)):
+    fail("the guest's end of a channel takes descriptors")
+if stuck:
+    sent = stuck.send(frame(PEER_MAC, gmac), via=a)
+    print(f"# a FUSE file down the channel: {sent}")
+    if passrights and sent != "refused":
+        fail("the guest's end of a channel took a FUSE file")
+    responsive("a FUSE file down the channel")
 peer_ip = guest_ip.rsplit(".", 1)[0] + ".99"
 guest("ip", "neigh", "replace", peer_ip, "lladdr",
       ":".join(f"{x:02x}" for x in PEER_MAC), "dev", "vec0")
@@ -250,4 +339,6 @@ guest("ping", "-c", "2", "-i", "0.2", "-W", "1", peer_ip)
 if recv_until(sw, lambda d: len(d) >= 24 and d[10:16] == PEER_MAC, 5) is None:
     fail("after UNCHAN, frames for the address did not come to the switch")
 print(f"# after UNCHAN the guest sends for {PEER_MAC.hex(':')} to the switch")
+if stuck:
+    stuck.close()
 sys.exit(1 if failures else 0)
