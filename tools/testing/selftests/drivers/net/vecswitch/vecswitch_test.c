@@ -1987,19 +1987,9 @@ static int send_vnet_n(const struct vsw *s, const struct vsw_guest *g,
 /* Frames with headers on @fd until the one tagged @tag; 0, or -1 */
 static int recv_vnet_until(int fd, uint32_t tag)
 {
-	uint64_t deadline = vsw_now_ms() + VSW_WAIT_MS;
-	uint8_t buf[2048];
-	int n;
+	int others;
 
-	while (vsw_now_ms() < deadline) {
-		n = vsw_recv(fd, buf, sizeof(buf),
-			     (int)(deadline - vsw_now_ms()));
-		if (n < 0)
-			return -1;
-		if (n >= 10 + 18 && vsw_tag(buf + 10) == tag)
-			return 0;
-	}
-	return -1;
+	return vsw_recv_until_at(fd, 10, tag, &others);
 }
 
 /*

@@ -488,8 +488,12 @@ static inline int vsw_recv(int fd, uint8_t *buf, size_t len, int timeout_ms)
 	return recv(fd, buf, len, MSG_DONTWAIT);
 }
 
-/* Receive frames until one has the given tag; count the others. */
-static inline int vsw_recv_until(int fd, uint32_t tag, int *others)
+/*
+ * Receive frames until one has the given tag; count the others.  Each
+ * frame follows @off bytes (a virtio-net header where one was agreed).
+ */
+static inline int vsw_recv_until_at(int fd, size_t off, uint32_t tag,
+				    int *others)
 {
 	uint64_t deadline = vsw_now_ms() + VSW_WAIT_MS;
 	uint8_t buf[65536];
@@ -501,11 +505,16 @@ static inline int vsw_recv_until(int fd, uint32_t tag, int *others)
 			     (int)(deadline - vsw_now_ms()));
 		if (n < 0)
 			return -1;
-		if (n >= 18 && vsw_tag(buf) == tag)
+		if (n >= (int)off + 18 && vsw_tag(buf + off) == tag)
 			return 0;
 		(*others)++;
 	}
 	return -1;
+}
+
+static inline int vsw_recv_until(int fd, uint32_t tag, int *others)
+{
+	return vsw_recv_until_at(fd, 0, tag, others);
 }
 
 /* Nothing is waiting on fd right now. */
