@@ -18,7 +18,6 @@ through uml-exec.  Prints "# ..." lines; exits 1 naming each failure.
 """
 
 import os
-import signal
 import socket
 import struct
 import subprocess
