@@ -268,8 +268,6 @@ int vecnet_user_chan_setup(int fd, int sndbuf)
 		return -errno;
 	if (domain != AF_UNIX)
 		return -EAFNOSUPPORT;
-	/* the other guest has nothing to pass us, from now on */
-	vecnet_user_pass_fds(fd, 0);
 	/* the kernel keeps what it can grant; a smaller buffer still works */
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	return 0;
@@ -427,6 +425,8 @@ int vecnet_user_unix_seqpacket(const char *local, const char *peer)
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
+	/* the peer has nothing to pass us, and no room waits for it */
+	vecnet_user_pass_fds(fd, 0);
 	if (local) {
 		err = unix_addr(&sun, local);
 		if (!err)
@@ -494,6 +494,8 @@ int vecnet_user_fd_socket(int fd)
 
 	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0)
 		return -errno;
+	/* a unix socket's peer has nothing to pass us (others say EOPNOTSUPP) */
+	vecnet_user_pass_fds(fd, 0);
 	fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
 		return -errno;

@@ -95,6 +95,47 @@ for g in u s f; do
 done
 reach s 198.18.9.2
 check_err $? "bess through vecswitch --seqpacket never reached the unixdgram guest"
+# Neither the bess connection nor the fd transport's socket takes a
+# descriptor from its peer (SO_PASSRIGHTS 0, Linux 6.16): the guest has no
+# room for one, so the host would close it in the guest's context
+python3 - "$(pgrep -o -f "umid=sock-s-$$")" "$(pgrep -o -f "umid=sock-f-$$")" <<'PY'
+import ctypes, os, socket, sys
+libc = ctypes.CDLL(None, use_errno=True)
+def theirs(pid, fd):
+    pidfd = os.pidfd_open(pid)
+    try:
+        mine = libc.syscall(438, pidfd, fd, 0)   # pidfd_getfd
+        if mine < 0:
+            raise OSError(ctypes.get_errno(), "pidfd_getfd")
+        return socket.socket(fileno=mine)
+    finally:
+        os.close(pidfd)
+def passrights(s):
+    try:
+        return s.getsockopt(socket.SOL_SOCKET, 83)
+    except OSError:
+        return None     # a host without SO_PASSRIGHTS
+spid, fpid = int(sys.argv[1]), int(sys.argv[2])
+bad, seen = [], 0
+for fd in map(int, os.listdir(f"/proc/{spid}/fd")):
+    if not os.readlink(f"/proc/{spid}/fd/{fd}").startswith("socket:"):
+        continue
+    s = theirs(spid, fd)
+    if s.family == socket.AF_UNIX and s.type == socket.SOCK_SEQPACKET:
+        seen += 1
+        if passrights(s) == 1:
+            bad.append(f"bess fd {fd}")
+    s.close()
+s = theirs(fpid, 7)
+if passrights(s) == 1:
+    bad.append("fd transport's fd 7")
+if not seen:
+    bad.append("(no bess socket found)")
+print(f"# {seen} bess socket(s) and fd 7 checked; taking descriptors:",
+      ", ".join(bad) or "none")
+sys.exit(1 if bad else 0)
+PY
+check_err $? "a bess or fd socket takes descriptors from its peer"
 reach f 198.18.9.2
 check_err $? "fd through vecswitch never reached the unixdgram guest"
 reach u 198.18.9.4
