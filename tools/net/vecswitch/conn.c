@@ -168,6 +168,9 @@ void vs_port_flush(struct vs_switch *sw, struct vs_port *p)
 	case VS_PORT_TAP:
 		tap_flush(sw, p);
 		break;
+	case VS_PORT_VHOST:
+		vs_vhost_flush(sw, p);
+		break;
 	case VS_PORT_DGRAM:
 		break;
 	}
@@ -309,6 +312,9 @@ void vs_port_event(struct vs_switch *sw, struct vs_port *p, uint32_t events)
 		case VS_PORT_TAP:
 			tap_input(sw, p);
 			break;
+		case VS_PORT_VHOST:
+			vs_vhost_input(sw, p);
+			break;
 		case VS_PORT_DGRAM:
 			break;
 		}
@@ -364,6 +370,9 @@ void vs_accept(struct vs_switch *sw, int lfd, enum vs_port_type type)
 			vs_log(sw, 0, "%s connection refused: no free port",
 			       vs_type_name(type));
 			close(fd);
+		} else if (type == VS_PORT_VHOST &&
+			   vs_vhost_attach(sw, p) < 0) {
+			vs_port_remove(sw, p, "out of memory");
 		} else if (clen) {
 			p->has_owner = true;
 			p->owner_uid = cred.uid;

@@ -196,6 +196,13 @@ static unsigned int pick_queue(const struct vs_port *out, const uint8_t *frame,
 	return h % (1 + out->nq);
 }
 
+/* A vhost-user guest is offered TCP segmentation offload, not UDP's */
+static bool takes_gso(const struct vs_port *out, const struct vs_buf *b)
+{
+	return out->type != VS_PORT_VHOST ||
+	       b->gso.type != VIRTIO_NET_HDR_GSO_UDP_L4;
+}
+
 /*
  * Queue the frame on one port, making its buffer on first use. A port
  * without headers gets a frame that still needs work in its plain form
@@ -237,7 +244,7 @@ static void enqueue(struct vs_switch *sw, struct vs_port *out,
 			return;
 		}
 	}
-	if (out->tx_vnet || !vs_buf_needs_plain(*b)) {
+	if ((out->tx_vnet && takes_gso(out, *b)) || !vs_buf_needs_plain(*b)) {
 		if (over_mtu(out, frame, len)) {
 			sw->st.tx_wanted++;
 			out->st.tx_oversize++;
@@ -267,12 +274,16 @@ static void enqueue(struct vs_switch *sw, struct vs_port *out,
 		vs_queue_push(out, s);
 }
 
+/*
+ * Where the frame goes.  *b is its buffer once made (or given by the
+ * caller, already holding it); the caller drops that reference.
+ */
 static void forward(struct vs_switch *sw, struct vs_port *in,
 		    const uint8_t *frame, unsigned int len,
-		    const uint8_t *vnet, const struct vs_gso *gso)
+		    const uint8_t *vnet, const struct vs_gso *gso,
+		    struct vs_buf **b)
 {
 	const uint8_t *dst = frame, *src = frame + 6;
-	struct vs_buf *b = NULL;
 	bool blocked = false, learned = false;
 	struct vs_port *out;
 	unsigned int i;
@@ -321,14 +332,14 @@ static void forward(struct vs_switch *sw, struct vs_port *in,
 					sw->st.isolated++;
 					return;
 				}
-				enqueue(sw, out, &b, frame, len, vnet, gso);
+				enqueue(sw, out, b, frame, len, vnet, gso);
 				/*
 				 * a channel names @src to @out's guest: only
 				 * for an address the table puts on @in now
 				 */
 				if (in->chan_ok && out->chan_ok && !vlan && learned)
 					vs_chan_seen(sw, in, src, out, dst);
-				goto done;
+				return;
 			}
 			if (!sw->cfg.flood_unknown) {
 				sw->st.unknown_dropped++;
@@ -345,26 +356,40 @@ static void forward(struct vs_switch *sw, struct vs_port *in,
 			blocked = true;
 			continue;
 		}
-		enqueue(sw, out, &b, frame, len, vnet, gso);
+		enqueue(sw, out, b, frame, len, vnet, gso);
 	}
 	if (blocked)
 		sw->st.isolated++;
-done:
-	if (b)
-		vs_buf_put(b);	/* drop the creator's reference */
 }
 
 /* A frame from a port without headers: nothing left to do but send it. */
 void vs_forward(struct vs_switch *sw, struct vs_port *in,
 		const uint8_t *frame, unsigned int len)
 {
-	forward(sw, in, frame, len, NULL, NULL);
+	struct vs_buf *b = NULL;
+
+	forward(sw, in, frame, len, NULL, NULL, &b);
+	if (b)
+		vs_buf_put(b);	/* drop the creator's reference */
+}
+
+/*
+ * A frame already in a buffer of its own, its header and what it says
+ * filled in (a vhost-user guest's, copied out of its memory once); the
+ * caller's reference is dropped.
+ */
+void vs_forward_buf(struct vs_switch *sw, struct vs_port *in,
+		    struct vs_buf *b)
+{
+	forward(sw, in, b->data, b->len, b->vnet, &b->gso, &b);
+	vs_buf_put(b);
 }
 
 /* A datagram from a --vnet port: the header, then the frame. */
 void vs_forward_vnet(struct vs_switch *sw, struct vs_port *in,
 		     const uint8_t *hdr, unsigned int len)
 {
+	struct vs_buf *b = NULL;
 	struct vs_gso gso;
 
 	if (len < VS_VNET_HDR_LEN + ETH_HLEN_MIN) {
@@ -377,5 +402,7 @@ void vs_forward_vnet(struct vs_switch *sw, struct vs_port *in,
 		in->st.rx_bad_vnet++;
 		return;
 	}
-	forward(sw, in, hdr + VS_VNET_HDR_LEN, len, hdr, &gso);
+	forward(sw, in, hdr + VS_VNET_HDR_LEN, len, hdr, &gso, &b);
+	if (b)
+		vs_buf_put(b);
 }

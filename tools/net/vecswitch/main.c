@@ -34,7 +34,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: vecswitch --dgram PATH [--vnet PATH] [--stream PATH] [--seqpacket PATH]\n"
-"                 [--ctl PATH] [--tap IFNAME] [--hub] [options]\n"
+"                 [--vhost-user PATH] [--ctl PATH] [--tap IFNAME] [--hub] [options]\n"
 "       vecswitch ctl --ctl PATH ports|fdb|stats|channels [--json]\n"
 "\n"
 "ports (at least one of):\n"
@@ -43,6 +43,8 @@ static void usage(FILE *f)
 "  --vnet PATH          a second socket like --dgram (kept for old setups)\n"
 "  --stream PATH        stream socket, 4-byte big-endian length + frame\n"
 "  --seqpacket PATH     seqpacket socket, one frame per packet\n"
+"  --vhost-user PATH    vhost-user socket: each QEMU or UML virtio-net\n"
+"                       frontend that connects is a port, in shared memory\n"
 "  --tap IFNAME         tap device used as the uplink\n"
 "options:\n"
 "  --ctl PATH           control socket (see 'vecswitch ctl')\n"
@@ -117,6 +119,7 @@ enum {
 	OPT_NO_URING,
 	OPT_ALLOW_UID,
 	OPT_ALLOW_GID,
+	OPT_VHOST_USER,
 };
 
 static const struct option long_opts[] = {
@@ -124,6 +127,7 @@ static const struct option long_opts[] = {
 	{ "vnet",		required_argument,	NULL, OPT_VNET },
 	{ "stream",		required_argument,	NULL, OPT_STREAM },
 	{ "seqpacket",		required_argument,	NULL, OPT_SEQPACKET },
+	{ "vhost-user",		required_argument,	NULL, OPT_VHOST_USER },
 	{ "ctl",		required_argument,	NULL, OPT_CTL },
 	{ "tap",		required_argument,	NULL, OPT_TAP },
 	{ "hub",		no_argument,		NULL, OPT_HUB },
@@ -270,6 +274,9 @@ static void parse_args(struct vs_config *cfg, int argc, char **argv)
 		case OPT_SEQPACKET:
 			cfg->seqpacket_path = parse_path("--seqpacket", optarg);
 			break;
+		case OPT_VHOST_USER:
+			cfg->vhost_path = parse_path("--vhost-user", optarg);
+			break;
 		case OPT_CTL:
 			cfg->ctl_path = parse_path("--ctl", optarg);
 			break;
@@ -396,8 +403,8 @@ static void parse_args(struct vs_config *cfg, int argc, char **argv)
 	if (optind < argc)
 		bad_opt(argv[optind], "unexpected argument");
 	if (!cfg->dgram_path && !cfg->vnet_path && !cfg->stream_path &&
-	    !cfg->seqpacket_path && !cfg->tap_name)
-		bad_opt("--dgram", "no port given (--dgram, --vnet, --stream, --seqpacket or --tap)");
+	    !cfg->seqpacket_path && !cfg->vhost_path && !cfg->tap_name)
+		bad_opt("--dgram", "no port given (--dgram, --vnet, --stream, --seqpacket, --vhost-user or --tap)");
 }
 
 /* ---- event dispatch -------------------------------------------------------- */
@@ -469,6 +476,9 @@ void vs_dispatch(struct vs_switch *sw, uint64_t tag, uint32_t events)
 	case VS_EV_SEQPACKET_LISTEN:
 		vs_accept(sw, sw->seqpacket_fd, VS_PORT_SEQPACKET);
 		break;
+	case VS_EV_VHOST_LISTEN:
+		vs_accept(sw, sw->vhost_fd, VS_PORT_VHOST);
+		break;
 	case VS_EV_CTL_LISTEN:
 		vs_ctl_accept(sw);
 		break;
@@ -477,14 +487,18 @@ void vs_dispatch(struct vs_switch *sw, uint64_t tag, uint32_t events)
 		break;
 	case VS_EV_PORT:
 	case VS_EV_PROBE:
+	case VS_EV_KICK_RX:
+	case VS_EV_KICK_TX:
 		/* a port removed earlier in this batch may still have events */
 		p = idx < sw->nports ? sw->ports[idx] : NULL;
 		if (!p || p->dead)
 			break;
 		if ((tag & 0xff) == VS_EV_PROBE)
 			vs_dgram_probe_event(sw, p);
-		else
+		else if ((tag & 0xff) == VS_EV_PORT)
 			vs_port_event(sw, p, events);
+		else if (p->vh)
+			vs_vhost_kick(sw, p, (tag & 0xff) == VS_EV_KICK_TX);
 		break;
 	}
 }
@@ -501,6 +515,8 @@ static void unlink_own(const struct vs_switch *sw)
 		unlink(sw->cfg.stream_path);
 	if (sw->seqpacket_fd >= 0)
 		unlink(sw->cfg.seqpacket_path);
+	if (sw->vhost_fd >= 0)
+		unlink(sw->cfg.vhost_path);
 	if (sw->ctl_fd >= 0)
 		unlink(sw->cfg.ctl_path);
 }
@@ -578,6 +594,12 @@ static int setup_listeners(struct vs_switch *sw)
 	    listen_on(sw, cfg->seqpacket_path, SOCK_SEQPACKET,
 		      &sw->seqpacket_fd, VS_EV_SEQPACKET_LISTEN) < 0)
 		return -1;
+	/* vhost-user frontends hand over memory and eventfds */
+	if (cfg->vhost_path &&
+	    (listen_on(sw, cfg->vhost_path, SOCK_STREAM, &sw->vhost_fd,
+		       VS_EV_VHOST_LISTEN) < 0 ||
+	     vs_allow_rights(sw, sw->vhost_fd) < 0))
+		return -1;
 	if (cfg->ctl_path &&
 	    listen_on(sw, cfg->ctl_path, SOCK_STREAM, &sw->ctl_fd,
 		      VS_EV_CTL_LISTEN) < 0)
@@ -608,6 +630,8 @@ static int next_timeout(struct vs_switch *sw)
 		(int)(sw->next_sweep_ms - sw->now_ms) : 0;
 	int r = vs_next_retry_ms(sw);
 
+	if (sw->vh_busy)
+		return 0;
 	return r >= 0 && r < t ? r : t;
 }
 
@@ -621,6 +645,8 @@ static void run(struct vs_switch *sw)
 			break;
 		}
 		sw->now_ms = vs_now_ms();
+		if (sw->vh_busy)
+			vs_vhost_poll_busy(sw);
 		vs_flush_all(sw);
 		if (sw->now_ms >= sw->next_sweep_ms) {
 			vs_fdb_sweep(sw);
@@ -661,7 +687,7 @@ int main(int argc, char **argv)
 		},
 		.epfd = -1, .sigfd = -1, .dgram_fd = -1, .vnet_fd = -1,
 		.stream_fd = -1,
-		.seqpacket_fd = -1, .ctl_fd = -1, .diag.fd = -1,
+		.seqpacket_fd = -1, .vhost_fd = -1, .ctl_fd = -1, .diag.fd = -1,
 		.spare_fd = -1,
 	};
 	int ret = 1;
@@ -722,7 +748,7 @@ out_listen:
 out_fds:
 	{
 		int *fds[] = { &sw.dgram_fd, &sw.vnet_fd, &sw.stream_fd,
-			       &sw.seqpacket_fd,
+			       &sw.seqpacket_fd, &sw.vhost_fd,
 			       &sw.ctl_fd, &sw.sigfd, &sw.epfd, &sw.spare_fd };
 
 		for (i = 0; i < ARRAY_SIZE(fds); i++)

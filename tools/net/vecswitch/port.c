@@ -21,6 +21,7 @@ static const char *const port_type_name[] = {
 	[VS_PORT_STREAM]	= "stream",
 	[VS_PORT_SEQPACKET]	= "seqpacket",
 	[VS_PORT_TAP]		= "tap",
+	[VS_PORT_VHOST]		= "vhost-user",
 };
 
 struct vs_port *vs_port_new(struct vs_switch *sw, enum vs_port_type type,
@@ -146,7 +147,16 @@ const char *vs_type_name(enum vs_port_type type)
 /* As the control output shows it: a dgram port with headers is "vnet" */
 const char *vs_port_type_name(const struct vs_port *p)
 {
-	return p->tx_vnet ? "vnet" : port_type_name[p->type];
+	return p->tx_vnet && p->type == VS_PORT_DGRAM ? "vnet" :
+	       port_type_name[p->type];
+}
+
+/* once: what the port's type set up beside its descriptor goes */
+static void port_detach(struct vs_switch *sw, struct vs_port *p)
+{
+	if (p->detach)
+		p->detach(sw, p);
+	p->detach = NULL;
 }
 
 /*
@@ -167,6 +177,7 @@ void vs_port_remove(struct vs_switch *sw, struct vs_port *p, const char *why)
 	vs_chan_forget(sw, p, NULL);
 	vs_fdb_flush_port(sw, p);
 	vs_queue_drain(p);
+	port_detach(sw, p);
 	if (p->fd >= 0) {
 		close(p->fd);
 		p->fd = -1;
@@ -221,6 +232,7 @@ void vs_port_free_all(struct vs_switch *sw)
 
 	for (i = 0; i < sw->cfg.max_ports; i++) {
 		if (sw->ports[i]) {
+			port_detach(sw, sw->ports[i]);
 			vs_chan_forget(sw, sw->ports[i], NULL);
 			vs_fdb_flush_port(sw, sw->ports[i]);
 			port_free(sw->ports[i]);

@@ -569,6 +569,25 @@ void vs_cmsg_fds(struct vs_switch *sw, const struct cmsghdr *c)
 }
 
 /*
+ * The vhost-user listener takes descriptors (connections inherit it):
+ * they are what the protocol hands over, each checked for its kind.
+ */
+int vs_allow_rights(struct vs_switch *sw, int fd)
+{
+	int on = 1;
+
+	if (sw->rights.passed)
+		return 0;
+	return setsockopt(fd, SOL_SOCKET, SO_PASSRIGHTS, &on, sizeof(on));
+}
+
+/* One descriptor a vhost-user frontend sent that the switch does not keep */
+void vs_rights_close(struct vs_switch *sw, int fd)
+{
+	fds_close(sw, (const uint8_t *)&fd, 1);
+}
+
+/*
  * After every receive with room for control data: the descriptors that
  * came, and whether the kernel cut some (it closed those itself).
  */

@@ -15,6 +15,8 @@
  *	port.c			at the end of the loop turn, every queue is sent:
  *	dgram.c, conn.c		by sendmmsg for the dgram ports, else as the
  *				socket takes it
+ * vhost_port.c, with vhost.c and virtq.c (vhost.h), takes a vhost-user
+ * guest's frames out of its memory and puts frames into it.
  * Around it: main.c (options, the loop), sock.c (the switch's sockets and
  * who may use them), peer.c (where a dgram port's frames go), ctl.c (the
  * control socket), unixdiag.c (which guests read).
@@ -37,6 +39,8 @@
 
 struct ucred;
 struct vs_chan;
+struct vs_switch;
+struct vs_vhost;
 
 #define ETH_HLEN_MIN		14	/* dst + src + ethertype */
 #define VS_MAX_FRAME_LIMIT	65535
@@ -94,6 +98,7 @@ struct vs_config {
 	const char *vnet_path;
 	const char *stream_path;
 	const char *seqpacket_path;
+	const char *vhost_path;
 	const char *ctl_path;
 	const char *tap_name;
 	unsigned int sock_mode;
@@ -310,6 +315,7 @@ enum vs_port_type {
 	VS_PORT_STREAM,
 	VS_PORT_SEQPACKET,
 	VS_PORT_TAP,
+	VS_PORT_VHOST,			/* a vhost-user frontend (vhost_port.c) */
 };
 
 struct vs_port {
@@ -358,6 +364,12 @@ struct vs_port {
 	struct vs_mq_sock q[VS_MQ_MAX - 1];
 	unsigned int rx_queue;		/* the socket the frame in hand came by */
 	struct vs_queue_stats qst[VS_MQ_MAX];
+
+	/* vhost-user ports: the frontend, and whether its queue holds more */
+	struct vs_vhost *vh;
+	bool vh_busy;
+	/* what its type must undo before the port goes (vhost-user) */
+	void (*detach)(struct vs_switch *sw, struct vs_port *p);
 
 	/* stream ports: partial input and output */
 	uint8_t *rxbuf;
@@ -433,7 +445,9 @@ struct vs_switch {
 	int vnet_fd;
 	int stream_fd;
 	int seqpacket_fd;
+	int vhost_fd;
 	int ctl_fd;
+	unsigned int vh_busy;		/* vhost-user ports with frames left */
 
 	struct vs_port **ports;		/* cfg.max_ports slots */
 	unsigned int nports;
@@ -476,7 +490,7 @@ struct vs_switch {
 	struct {
 		dev_t dev;
 		ino_t ino;
-	} own[5];
+	} own[6];
 	unsigned int n_own;
 	uint64_t refused_log_ms;	/* last addr_refused message */
 	uint64_t runt_log_ms;		/* last rx_runt message of a dgram port */
@@ -509,6 +523,9 @@ enum vs_ev_kind {
 	VS_EV_CTL_CONN,
 	VS_EV_PORT,
 	VS_EV_PROBE,			/* a dgram peer's queue has room again */
+	VS_EV_VHOST_LISTEN,
+	VS_EV_KICK_RX,			/* a vhost-user guest posted buffers */
+	VS_EV_KICK_TX,			/* and frames to send */
 };
 
 static inline uint64_t vs_ev(enum vs_ev_kind kind, unsigned int idx)
@@ -588,6 +605,8 @@ void vs_forward(struct vs_switch *sw, struct vs_port *in,
 		const uint8_t *frame, unsigned int len);
 void vs_forward_vnet(struct vs_switch *sw, struct vs_port *in,
 		     const uint8_t *hdr, unsigned int len);
+void vs_forward_buf(struct vs_switch *sw, struct vs_port *in,
+		    struct vs_buf *b);
 
 /* gso.c */
 int vs_vnet_parse(const uint8_t *hdr, const uint8_t *frame, unsigned int len,
@@ -707,6 +726,8 @@ void vs_rights_init(struct vs_switch *sw);
 unsigned long vs_rights_room(const struct vs_switch *sw);
 int vs_refuse_rights(struct vs_switch *sw, int fd);
 void vs_rights_take(struct vs_switch *sw, const struct msghdr *mh);
+void vs_rights_close(struct vs_switch *sw, int fd);
+int vs_allow_rights(struct vs_switch *sw, int fd);
 void vs_cmsg_fds(struct vs_switch *sw, const struct cmsghdr *c);
 void vs_rights_fini(struct vs_switch *sw);
 
@@ -715,6 +736,13 @@ void vs_diag_open(struct vs_switch *sw);
 void vs_diag_close(struct vs_switch *sw);
 void vs_diag_refresh(struct vs_switch *sw);
 bool vs_diag_reading(const struct vs_switch *sw, const struct vs_port *p);
+
+/* vhost_port.c */
+int vs_vhost_attach(struct vs_switch *sw, struct vs_port *p);
+void vs_vhost_input(struct vs_switch *sw, struct vs_port *p);
+void vs_vhost_kick(struct vs_switch *sw, struct vs_port *p, unsigned int q);
+void vs_vhost_flush(struct vs_switch *sw, struct vs_port *p);
+void vs_vhost_poll_busy(struct vs_switch *sw);
 
 /* mmsg.c / io_uring.c */
 extern const struct vs_io_ops vs_io_mmsg;

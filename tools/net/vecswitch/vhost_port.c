@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vhost_port.c - a vhost-user frontend as a switch port: its connection's
+ * messages (vhost.c), frames from its transmit queue into the forwarding
+ * path, and the port's queue into its receive buffers (virtq.c).
+ *
+ * A frame from the guest is copied once out of its memory into a buffer
+ * of the switch's, header and all, and from there into each port it goes
+ * to: straight into another vhost-user guest's buffers, or onto a socket.
+ * A guest that negotiated checksum offload and TSO gets super-frames
+ * whole with their header; one that did not gets them cut and summed.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#include "vecswitch.h"
+#include "vhost.h"
+
+/*
+ * frames taken from one guest's transmit queue in a loop turn, before
+ * the turn's end sends them on and other guests get a turn
+ */
+#define VH_TX_BUDGET	VS_BATCH
+
+struct vh_ctx {
+	struct vs_switch *sw;
+	struct vs_port *p;
+};
+
+static void ctx_drop_fd(void *arg, int fd)
+{
+	struct vh_ctx *c = arg;
+
+	vs_rights_close(c->sw, fd);
+}
+
+static int ctx_kick(void *arg, unsigned int q, int fd, bool add)
+{
+	struct vh_ctx *c = arg;
+
+	if (!add)
+		return epoll_ctl(c->sw->epfd, EPOLL_CTL_DEL, fd, NULL);
+	return vs_epoll_add(c->sw, fd,
+			    vs_ev(q == VS_VH_TXQ ? VS_EV_KICK_TX : VS_EV_KICK_RX,
+				  c->p->slot), EPOLLIN);
+}
+
+static void ctx_log(void *arg, const char *fmt, ...)
+{
+	struct vh_ctx *c = arg;
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	vs_log(c->sw, 1, "port %u (vhost-user %s): %s", c->p->id, c->p->name,
+	       msg);
+}
+
+#define VH_ENV(env, ctx, sw_, p_)					\
+	struct vh_ctx ctx = { .sw = (sw_), .p = (p_) };			\
+	const struct vs_vh_env env = {					\
+		.drop_fd = ctx_drop_fd, .kick = ctx_kick,		\
+		.log = ctx_log, .arg = &ctx,				\
+	}
+
+/* The port goes if its frontend broke the protocol or lost its memory */
+static bool gone(struct vs_switch *sw, struct vs_port *p)
+{
+	if (p->dead)
+		return true;
+	vs_vh_sigbus_seen(p->vh);
+	if (!p->vh->broken)
+		return false;
+	vs_port_remove(sw, p, p->vh->broken);
+	return true;
+}
+
+/* Before the port's connection closes: all its frontend handed over goes */
+static void detach(struct vs_switch *sw, struct vs_port *p)
+{
+	VH_ENV(env, ctx, sw, p);
+
+	if (p->vh_busy) {
+		p->vh_busy = false;
+		sw->vh_busy--;
+	}
+	vs_vh_fini(p->vh, &env);
+	free(p->vh);
+	p->vh = NULL;
+}
+
+int vs_vhost_attach(struct vs_switch *sw, struct vs_port *p)
+{
+	static bool sigbus_set;
+
+	(void)sw;
+	p->vh = malloc(sizeof(*p->vh));
+	if (!p->vh)
+		return -1;
+	if (!sigbus_set) {
+		vs_vh_sigbus_init();
+		sigbus_set = true;
+	}
+	vs_vh_init(p->vh, p->fd);
+	p->detach = detach;
+	return 0;
+}
+
+/* ---- from the guest ------------------------------------------------------- */
+
+/* Frames with offloads the guest was not offered are not taken */
+static bool hdr_negotiated(const struct vs_vhost *v, const uint8_t *hdr)
+{
+	uint8_t type = hdr[1] & ~VIRTIO_NET_HDR_GSO_ECN;
+
+	if ((hdr[0] & VIRTIO_NET_HDR_F_NEEDS_CSUM) && !vs_vh_has(v, VN_F_CSUM))
+		return false;
+	if ((hdr[1] & VIRTIO_NET_HDR_GSO_ECN) && !vs_vh_has(v, VN_F_HOST_ECN))
+		return false;
+	switch (type) {
+	case VIRTIO_NET_HDR_GSO_NONE:
+		return true;
+	case VIRTIO_NET_HDR_GSO_TCPV4:
+		return vs_vh_has(v, VN_F_HOST_TSO4);
+	case VIRTIO_NET_HDR_GSO_TCPV6:
+		return vs_vh_has(v, VN_F_HOST_TSO6);
+	default:
+		return false;
+	}
+}
+
+/* Copy @n bytes from @f's buffers, from @*at on, to @to */
+static void gather(const struct vs_vh_frame *f, size_t *at, uint8_t *to,
+		   size_t n)
+{
+	size_t skip = *at;
+	unsigned int i;
+
+	*at += n;
+	for (i = 0; i < f->niov && n; i++) {
+		size_t l = f->iov[i].iov_len;
+
+		if (skip >= l) {
+			skip -= l;
+			continue;
+		}
+		l -= skip;
+		if (l > n)
+			l = n;
+		memcpy(to, (uint8_t *)f->iov[i].iov_base + skip, l);
+		to += l;
+		n -= l;
+		skip = 0;
+	}
+}
+
+static void tx_frame(struct vs_switch *sw, struct vs_port *p,
+		     const struct vs_vh_frame *f)
+{
+	struct vs_vhost *v = p->vh;
+	uint8_t hdr[12];
+	struct vs_gso gso;
+	struct vs_buf *b;
+	size_t at = 0;
+	unsigned int len;
+
+	if (f->len < v->hdr_len + ETH_HLEN_MIN) {
+		p->st.rx_runt++;
+		return;
+	}
+	len = f->len - v->hdr_len;
+	if (len > VS_VNET_FRAME_MAX) {
+		p->st.rx_oversize++;
+		return;
+	}
+	b = vs_buf_alloc(len);
+	if (!b) {
+		p->st.rx_errors++;
+		return;
+	}
+	gather(f, &at, hdr, v->hdr_len);
+	gather(f, &at, b->data, len);
+	if (v->sigbus || !hdr_negotiated(v, hdr) ||
+	    vs_vnet_parse(hdr, b->data, len, sw->cfg.max_frame, &gso) < 0) {
+		if (!v->sigbus)
+			p->st.rx_bad_vnet++;
+		vs_buf_put(b);
+		return;
+	}
+	memcpy(b->vnet, hdr, VS_VNET_HDR_LEN);
+	b->gso = gso;
+	vs_forward_buf(sw, p, b);
+}
+
+static void set_busy(struct vs_switch *sw, struct vs_port *p, bool on)
+{
+	if (p->vh_busy == on)
+		return;
+	p->vh_busy = on;
+	if (on)
+		sw->vh_busy++;
+	else
+		sw->vh_busy--;
+}
+
+/*
+ * Take what the guest queued for sending, VH_TX_BUDGET frames at most;
+ * the rest waits for the next loop turn (vs_vhost_poll_busy), not for a
+ * kick, since the guest may not kick again.
+ */
+static void tx_poll(struct vs_switch *sw, struct vs_port *p)
+{
+	struct vs_vhost *v = p->vh;
+	struct vs_vh_frame f;
+	unsigned int n = 0;
+	int r;
+
+	set_busy(sw, p, false);
+	for (;;) {
+		while (n < VH_TX_BUDGET &&
+		       (r = vs_vq_pop(v, VS_VH_TXQ, &f, false)) > 0) {
+			tx_frame(sw, p, &f);
+			vs_vq_push(v, VS_VH_TXQ, f.head, 0);
+			n++;
+		}
+		vs_vq_notify(v, VS_VH_TXQ);
+		if (gone(sw, p))
+			return;
+		if (n >= VH_TX_BUDGET) {
+			set_busy(sw, p, true);
+			return;
+		}
+		if (!vs_vq_rearm(v, VS_VH_TXQ, false))
+			return;
+	}
+}
+
+/* ---- to the guest ------------------------------------------------------------ */
+
+/*
+ * Deliver the port's queue into the guest's receive buffers.  Where the
+ * guest has posted none, the rest waits (want_out) for its kick.
+ */
+void vs_vhost_flush(struct vs_switch *sw, struct vs_port *p)
+{
+	struct vs_vhost *v = p->vh;
+
+	p->want_out = false;
+	while (p->txq.count) {
+		struct vs_buf *b = vs_queue_peek(p, 0);
+		uint8_t hdr[12] = { 0 };
+		struct iovec iov[2] = {
+			{ .iov_base = hdr, .iov_len = v->hdr_len },
+			{ .iov_base = b->data, .iov_len = b->len },
+		};
+		int r;
+
+		memcpy(hdr, b->vnet, VS_VNET_HDR_LEN);
+		if (!vs_vh_has(v, VN_F_GUEST_ECN))
+			hdr[1] &= ~VIRTIO_NET_HDR_GSO_ECN;
+		r = vs_vq_deliver(v, iov, 2, v->hdr_len + b->len);
+		if (r == -EAGAIN) {
+			if (vs_vq_rearm(v, VS_VH_RXQ, true))
+				continue;
+			p->want_out = true;
+			break;
+		}
+		if (r == -EIO)
+			break;
+		if (!r) {
+			vs_port_sent(p);
+			continue;
+		}
+		/* too large for its buffers, or a guest whose queue is down */
+		if (r == -EMSGSIZE)
+			p->st.tx_oversize++;
+		else
+			p->st.tx_errors++;
+		vs_queue_pop(p);
+	}
+	vs_vq_notify(v, VS_VH_RXQ);
+	gone(sw, p);
+}
+
+/* ---- events --------------------------------------------------------------------- */
+
+/*
+ * Whether the port takes frames with headers whole: checksum offload and
+ * TSO for both IP versions, as negotiated.
+ */
+static void note_features(struct vs_port *p)
+{
+	const struct vs_vhost *v = p->vh;
+
+	p->rx_vnet = true;
+	p->tx_vnet = vs_vh_has(v, VN_F_GUEST_CSUM) &&
+		     vs_vh_has(v, VN_F_GUEST_TSO4) &&
+		     vs_vh_has(v, VN_F_GUEST_TSO6);
+}
+
+void vs_vhost_input(struct vs_switch *sw, struct vs_port *p)
+{
+	VH_ENV(env, ctx, sw, p);
+
+	vs_vh_input(p->vh, &env);
+	if (gone(sw, p))
+		return;
+	note_features(p);
+	/* a queue that just started may hold frames or room already */
+	tx_poll(sw, p);
+	if (!p->dead && p->txq.count)
+		vs_vhost_flush(sw, p);
+}
+
+void vs_vhost_kick(struct vs_switch *sw, struct vs_port *p, unsigned int q)
+{
+	vs_vq_drain_kick(p->vh, q);
+	if (q == VS_VH_TXQ)
+		tx_poll(sw, p);
+	else if (p->txq.count)
+		vs_vhost_flush(sw, p);
+}
+
+/* The guests whose transmit queue held more than one turn's worth */
+void vs_vhost_poll_busy(struct vs_switch *sw)
+{
+	unsigned int i;
+
+	for (i = 0; i < sw->nports && sw->vh_busy; i++) {
+		struct vs_port *p = sw->ports[i];
+
+		if (p && !p->dead && p->vh_busy)
+			tx_poll(sw, p);
+	}
+}
