@@ -370,14 +370,15 @@ void vs_accept(struct vs_switch *sw, int lfd, enum vs_port_type type)
 			vs_log(sw, 0, "%s connection refused: no free port",
 			       vs_type_name(type));
 			close(fd);
-		} else if (type == VS_PORT_VHOST &&
-			   vs_vhost_attach(sw, p) < 0) {
-			vs_port_remove(sw, p, "out of memory");
-		} else if (clen) {
+			continue;
+		}
+		if (clen) {
 			p->has_owner = true;
 			p->owner_uid = cred.uid;
 			p->owner_pid = cred.pid;
 		}
+		if (type == VS_PORT_VHOST && vs_vhost_attach(sw, p) < 0)
+			vs_port_remove(sw, p, "out of memory");
 	}
 }
 

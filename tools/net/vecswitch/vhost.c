@@ -9,8 +9,9 @@
  * frontend can connect again.  Descriptors are checked for their kind by
  * their /proc names alone, which no file system is asked for: memory must
  * be shared memory (a memfd, or a file on tmpfs or hugetlbfs), a kick or
- * call descriptor an eventfd or a pipe.  Anything else could make a read,
- * a write, a page fault or even a close wait on a file server for ever.
+ * call descriptor an eventfd, a pipe or a unix socket.  Anything else
+ * could make a read, a write, a page fault or even a close wait on a file
+ * server for ever.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -125,12 +126,40 @@ static bool fd_link(int fd, char *buf, size_t len)
 	return true;
 }
 
-/* The type of the file system @fd's mount holds, from /proc alone */
-static bool fd_fstype(int fd, char *type, size_t len)
+/* The type of the file system of mount @mnt, if @path lists it */
+static bool mount_type(const char *path, long mnt, char *type, size_t len)
 {
-	char path[64], line[512];
-	long mnt = -1, id;
+	char line[512], t[64];
 	bool found = false;
+	long id;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *sep = strstr(line, " - ");
+
+		if (sscanf(line, "%ld", &id) == 1 && id == mnt && sep &&
+		    sscanf(sep + 3, "%63s", t) == 1) {
+			snprintf(type, len, "%s", t);
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * The type of the file system @fd's mount holds, from /proc alone: its
+ * mount id, looked up in the switch's mount table, or where the frontend
+ * (process @pid) lives in another mount namespace, in that one's (mount
+ * ids are unique across namespaces).
+ */
+static bool fd_fstype(int fd, int pid, char *type, size_t len)
+{
+	char path[64], line[128];
+	long mnt = -1;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
@@ -143,24 +172,14 @@ static bool fd_fstype(int fd, char *type, size_t len)
 	fclose(f);
 	if (mnt < 0)
 		return false;
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *sep = strstr(line, " - ");
-
-		if (sscanf(line, "%ld", &id) == 1 && id == mnt && sep &&
-		    sscanf(sep + 3, "%63s", path) == 1) {
-			snprintf(type, len, "%s", path);
-			found = true;
-		}
-	}
-	fclose(f);
-	return found;
+	if (mount_type("/proc/self/mountinfo", mnt, type, len))
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
+	return pid > 0 && mount_type(path, mnt, type, len);
 }
 
 /* Is @fd shared memory the switch may map?  NULL if so, else why not */
-static const char *fd_is_memory(int fd)
+static const char *fd_is_memory(int fd, int pid)
 {
 	char name[256], type[64];
 
@@ -168,23 +187,34 @@ static const char *fd_is_memory(int fd)
 		return "a descriptor /proc cannot name";
 	if (!strncmp(name, "/memfd:", 7))
 		return NULL;
-	if (name[0] != '/' || !fd_fstype(fd, type, sizeof(type)))
+	if (name[0] != '/')
 		return "memory that is not a file";
+	if (!fd_fstype(fd, pid, type, sizeof(type)))
+		return "memory on a mount the switch cannot see";
 	if (!strcmp(type, "tmpfs") || !strcmp(type, "hugetlbfs"))
 		return NULL;
 	return "memory on a file system other than tmpfs or hugetlbfs";
 }
 
-/* Is @fd an eventfd or a pipe?  NULL if so, else why not */
+/*
+ * Is @fd an eventfd, a pipe or a unix socket (UML's virtio_uml calls
+ * through a socket pair)?  NULL if so, else why not
+ */
 static const char *fd_is_notifier(int fd)
 {
+	int fl, domain = 0;
+	socklen_t len = sizeof(domain);
 	char name[256];
-	int fl;
 
 	if (!fd_link(fd, name, sizeof(name)))
 		return "a descriptor /proc cannot name";
-	if (strcmp(name, "anon_inode:[eventfd]") && strncmp(name, "pipe:[", 6))
-		return "a kick or call descriptor that is no eventfd or pipe";
+	if (!strncmp(name, "socket:[", 8) &&
+	    (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0 ||
+	     domain != AF_UNIX))
+		return "a kick or call descriptor that is a socket but not a unix one";
+	if (strcmp(name, "anon_inode:[eventfd]") && strncmp(name, "pipe:[", 6) &&
+	    strncmp(name, "socket:[", 8))
+		return "a kick or call descriptor that is no eventfd, pipe or unix socket";
 	/* the switch never waits on one, whatever the frontend does */
 	fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
@@ -300,7 +330,7 @@ static const char *map_regions(struct vs_vhost *v, const uint8_t *pl,
 			if (overlap(r[k].gpa, r[k].size, f[0], f[1]) ||
 			    overlap(r[k].uva, r[k].size, f[2], f[1]))
 				return "memory regions that overlap";
-		why = fd_is_memory(v->msgfd[i]);
+		why = fd_is_memory(v->msgfd[i], v->pid);
 		if (why)
 			return why;
 		if (fstat(v->msgfd[i], &st) < 0 || (uint64_t)st.st_size < end)
@@ -792,12 +822,13 @@ int vs_vh_input(struct vs_vhost *v, const struct vs_vh_env *env)
 	return v->broken ? -1 : 0;
 }
 
-void vs_vh_init(struct vs_vhost *v, int fd)
+void vs_vh_init(struct vs_vhost *v, int fd, int pid)
 {
 	unsigned int q;
 
 	memset(v, 0, sizeof(*v));
 	v->fd = fd;
+	v->pid = pid;
 	v->hdr_len = 10;
 	for (q = 0; q < VS_VH_QUEUES; q++) {
 		v->vq[q].kick_fd = -1;

@@ -131,6 +131,7 @@ struct vs_vh_stats {
 
 struct vs_vhost {
 	int fd;
+	int pid;			/* the frontend's process, 0 unknown */
 	uint64_t features;		/* acked by SET_FEATURES */
 	uint64_t protocol;		/* acked protocol features */
 	bool owner;
@@ -166,7 +167,7 @@ struct vs_vh_env {
 };
 
 /* vhost.c */
-void vs_vh_init(struct vs_vhost *v, int fd);
+void vs_vh_init(struct vs_vhost *v, int fd, int pid);
 void vs_vh_fini(struct vs_vhost *v, const struct vs_vh_env *env);
 int vs_vh_input(struct vs_vhost *v, const struct vs_vh_env *env);
 void *vs_vh_xlate(const struct vs_vhost *v, uint64_t gpa, uint64_t len);

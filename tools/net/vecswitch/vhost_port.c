@@ -107,7 +107,7 @@ int vs_vhost_attach(struct vs_switch *sw, struct vs_port *p)
 		vs_vh_sigbus_init();
 		sigbus_set = true;
 	}
-	vs_vh_init(p->vh, p->fd);
+	vs_vh_init(p->vh, p->fd, p->has_owner ? p->owner_pid : 0);
 	p->detach = detach;
 	return 0;
 }

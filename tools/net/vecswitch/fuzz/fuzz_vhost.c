@@ -128,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (n = 0; n < MEM_LEN / 4096; n++)
 		memcpy(mem + n * 4096, bytes, got);
 	FZ_ASSERT(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) == 0);
-	vs_vh_init(&v, sv[0]);
+	vs_vh_init(&v, sv[0], 0);
 
 	/* a set-up a frontend could send, its numbers the fuzzer's */
 	send_msg(sv[1], VHU_SET_OWNER, NULL, 0, -1);
