@@ -172,16 +172,21 @@ void vs_queue_drop_to(struct vs_port *p, unsigned int k)
 }
 
 /* The head frame went out: count it and drop it from the queue. */
-void vs_port_sent(struct vs_port *p)
+/* A frame of @len bytes sent on @p's socket @to */
+void vs_port_count_tx(struct vs_port *p, unsigned int len, unsigned int to)
 {
-	unsigned int len = vs_queue_peek(p, 0)->len;
-	struct vs_queue_stats *qs = &p->qst[vs_queue_to(p, 0)];
+	struct vs_queue_stats *qs = &p->qst[to];
 
 	p->st.tx_frames++;
 	p->st.tx_bytes += len;
 	qs->tx_packets++;
 	qs->tx_bytes += len;
 	p->unanswered += len;
+}
+
+void vs_port_sent(struct vs_port *p)
+{
+	vs_port_count_tx(p, vs_queue_peek(p, 0)->len, vs_queue_to(p, 0));
 	vs_queue_pop(p);
 }
 

@@ -275,41 +275,42 @@ static void enqueue(struct vs_switch *sw, struct vs_port *out,
 }
 
 /*
- * Where the frame goes.  *b is its buffer once made (or given by the
- * caller, already holding it); the caller drops that reference.
+ * The checks, MAC lock, storm control, counting and learning of a frame
+ * from @in, and where it goes: false when nowhere (dropped, counted), else
+ * f->out, the one port of a known unicast, or NULL for a flood.  Only the
+ * frame's headers are read: @frame may hold just its first
+ * VS_FWD_HEAD_LEN bytes, @len being the whole frame's length.
  */
-static void forward(struct vs_switch *sw, struct vs_port *in,
-		    const uint8_t *frame, unsigned int len,
-		    const uint8_t *vnet, const struct vs_gso *gso,
-		    struct vs_buf **b)
+bool vs_forward_decide(struct vs_switch *sw, struct vs_port *in,
+		       const uint8_t *frame, unsigned int len,
+		       const struct vs_gso *gso, struct vs_fwd *f)
 {
 	const uint8_t *dst = frame, *src = frame + 6;
-	bool blocked = false, learned = false;
 	struct vs_port *out;
-	unsigned int i;
-	uint16_t vlan;
 
+	f->out = NULL;
+	f->learned = false;
 	if (len < ETH_HLEN_MIN) {
 		in->st.rx_runt++;
-		return;
+		return false;
 	}
 	/* a super-frame was checked against its segments' size instead */
 	if (len > sw->cfg.max_frame &&
 	    !(gso && gso->type != VIRTIO_NET_HDR_GSO_NONE)) {
 		in->st.rx_oversize++;
-		return;
+		return false;
 	}
 	if (mac_is_multicast(src) || mac_is_zero(src)) {
 		in->st.rx_bad_src++;
-		return;
+		return false;
 	}
 	if (!mac_lock_ok(sw, in, src)) {
 		in->st.rx_mac_lock++;
-		return;
+		return false;
 	}
 	if (mac_is_multicast(dst) && !flood_ok(sw, in)) {
 		in->st.rx_storm++;
-		return;
+		return false;
 	}
 	in->st.rx_frames++;
 	in->st.rx_bytes += len;
@@ -319,35 +320,56 @@ static void forward(struct vs_switch *sw, struct vs_port *in,
 	if (gso && gso->type != VIRTIO_NET_HDR_GSO_NONE)
 		in->st.rx_gso++;
 
-	vlan = frame_vlan(frame, len);
-	if (!sw->cfg.hub) {
-		learned = vs_fdb_learn(sw, in, src, vlan);
-		if (!mac_is_multicast(dst)) {
-			out = vs_fdb_lookup(sw, dst, vlan);
-			if (out) {
-				/* the destination sits behind the ingress port */
-				if (out == in)
-					return;
-				if (!may_reach(sw, in, out)) {
-					sw->st.isolated++;
-					return;
-				}
-				enqueue(sw, out, b, frame, len, vnet, gso);
-				/*
-				 * a channel names @src to @out's guest: only
-				 * for an address the table puts on @in now
-				 */
-				if (in->chan_ok && out->chan_ok && !vlan && learned)
-					vs_chan_seen(sw, in, src, out, dst);
-				return;
-			}
-			if (!sw->cfg.flood_unknown) {
-				sw->st.unknown_dropped++;
-				return;
-			}
+	memcpy(f->dst, dst, 6);
+	memcpy(f->src, src, 6);
+	f->vlan = frame_vlan(frame, len);
+	if (sw->cfg.hub)
+		return true;
+	f->learned = vs_fdb_learn(sw, in, src, f->vlan);
+	if (mac_is_multicast(dst))
+		return true;
+	out = vs_fdb_lookup(sw, dst, f->vlan);
+	if (out) {
+		/* the destination sits behind the ingress port */
+		if (out == in)
+			return false;
+		if (!may_reach(sw, in, out)) {
+			sw->st.isolated++;
+			return false;
 		}
+		f->out = out;
+		return true;
 	}
+	if (sw->cfg.flood_unknown)
+		return true;
+	sw->st.unknown_dropped++;
+	return false;
+}
 
+/*
+ * Queue the frame where vs_forward_decide() said.  *b is its buffer once
+ * made (or given by the caller, already holding it); the caller drops
+ * that reference.
+ */
+static void deliver(struct vs_switch *sw, struct vs_port *in,
+		    const struct vs_fwd *f, const uint8_t *frame,
+		    unsigned int len, const uint8_t *vnet,
+		    const struct vs_gso *gso, struct vs_buf **b)
+{
+	bool blocked = false;
+	struct vs_port *out;
+	unsigned int i;
+
+	if (f->out) {
+		enqueue(sw, f->out, b, frame, len, vnet, gso);
+		/*
+		 * a channel names the source to @out's guest: only for an
+		 * address the table puts on @in now
+		 */
+		if (in->chan_ok && f->out->chan_ok && !f->vlan && f->learned)
+			vs_chan_seen(sw, in, f->src, f->out, f->dst);
+		return;
+	}
 	for (i = 0; i < sw->nports; i++) {
 		out = sw->ports[i];
 		if (!out || out == in || out->dead)
@@ -362,6 +384,42 @@ static void forward(struct vs_switch *sw, struct vs_port *in,
 		sw->st.isolated++;
 }
 
+static void forward(struct vs_switch *sw, struct vs_port *in,
+		    const uint8_t *frame, unsigned int len,
+		    const uint8_t *vnet, const struct vs_gso *gso,
+		    struct vs_buf **b)
+{
+	struct vs_fwd f;
+
+	if (vs_forward_decide(sw, in, frame, len, gso, &f))
+		deliver(sw, in, &f, frame, len, vnet, gso, b);
+}
+
+/*
+ * A frame decided on already (vs_forward_decide), now in a buffer of its
+ * own with its header filled in; the caller's reference is dropped.
+ */
+void vs_forward_deliver(struct vs_switch *sw, struct vs_port *in,
+			const struct vs_fwd *f, struct vs_buf *b)
+{
+	deliver(sw, in, f, b->data, b->len, b->vnet, &b->gso, &b);
+	vs_buf_put(b);
+}
+
+/*
+ * May @out take a frame with this header as it is, now, ahead of
+ * nothing queued: the way for a frame put straight into its guest.
+ */
+bool vs_forward_direct_ok(const struct vs_port *out, const struct vs_gso *gso)
+{
+	bool plain = gso->type == VIRTIO_NET_HDR_GSO_NONE &&
+		     !(gso->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM);
+
+	return !out->dead && !out->txq.count && !out->mtu &&
+	       (plain || (out->tx_vnet &&
+			  gso->type != VIRTIO_NET_HDR_GSO_UDP_L4));
+}
+
 /* A frame from a port without headers: nothing left to do but send it. */
 void vs_forward(struct vs_switch *sw, struct vs_port *in,
 		const uint8_t *frame, unsigned int len)
@@ -371,18 +429,6 @@ void vs_forward(struct vs_switch *sw, struct vs_port *in,
 	forward(sw, in, frame, len, NULL, NULL, &b);
 	if (b)
 		vs_buf_put(b);	/* drop the creator's reference */
-}
-
-/*
- * A frame already in a buffer of its own, its header and what it says
- * filled in (a vhost-user guest's, copied out of its memory once); the
- * caller's reference is dropped.
- */
-void vs_forward_buf(struct vs_switch *sw, struct vs_port *in,
-		    struct vs_buf *b)
-{
-	forward(sw, in, b->data, b->len, b->vnet, &b->gso, &b);
-	vs_buf_put(b);
 }
 
 /* A datagram from a --vnet port: the header, then the frame. */

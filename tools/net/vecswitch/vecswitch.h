@@ -553,6 +553,7 @@ struct vs_buf *vs_queue_peek(const struct vs_port *p, unsigned int i);
 void vs_queue_pop(struct vs_port *p);
 void vs_queue_drain(struct vs_port *p);
 void vs_port_sent(struct vs_port *p);
+void vs_port_count_tx(struct vs_port *p, unsigned int len, unsigned int to);
 
 /* util.c */
 uint64_t vs_now_ms(void);
@@ -605,8 +606,22 @@ void vs_forward(struct vs_switch *sw, struct vs_port *in,
 		const uint8_t *frame, unsigned int len);
 void vs_forward_vnet(struct vs_switch *sw, struct vs_port *in,
 		     const uint8_t *hdr, unsigned int len);
-void vs_forward_buf(struct vs_switch *sw, struct vs_port *in,
-		    struct vs_buf *b);
+/* what vs_forward_decide() found: the one port of a unicast, or a flood */
+struct vs_fwd {
+	struct vs_port *out;		/* NULL: every port the frame may reach */
+	uint16_t vlan;
+	bool learned;			/* the source is on the ingress port now */
+	uint8_t dst[6];
+	uint8_t src[6];
+};
+/* a frame's first bytes: every header vs_forward_decide and gso.c read */
+#define VS_FWD_HEAD_LEN		128
+bool vs_forward_decide(struct vs_switch *sw, struct vs_port *in,
+		       const uint8_t *frame, unsigned int len,
+		       const struct vs_gso *gso, struct vs_fwd *f);
+void vs_forward_deliver(struct vs_switch *sw, struct vs_port *in,
+			const struct vs_fwd *f, struct vs_buf *b);
+bool vs_forward_direct_ok(const struct vs_port *out, const struct vs_gso *gso);
 
 /* gso.c */
 int vs_vnet_parse(const uint8_t *hdr, const uint8_t *frame, unsigned int len,

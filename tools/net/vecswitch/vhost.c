@@ -725,8 +725,7 @@ static void message(struct vs_vhost *v, const struct vs_vh_env *env)
 		reply_u64(v, why ? 1 : 0);
 	if (why && !v->broken) {
 		v->broken = why;
-		if (env->log)
-			env->log(env->arg, "request %u: %s", h[0], why);
+		v->broken_req = h[0];
 	}
 	drop_msg_fds(v, env);
 }

@@ -88,8 +88,11 @@ enum {
 #define VS_VH_QUEUES		2
 #define VS_VH_QSIZE_MAX		32768
 #define VS_VH_REGIONS		8
-/* buffers one frame may take: a chain, or the receive buffers it spans */
-#define VS_VH_IOV_MAX		64
+/*
+ * buffers one frame may take: a chain, or the receive buffers it spans
+ * (a 64 KiB frame in 64-byte buffers)
+ */
+#define VS_VH_IOV_MAX		1024
 /* the configuration space a virtio-net device shows: mac, status, pairs, mtu */
 #define VS_VH_CONFIG_LEN	12
 
@@ -147,6 +150,7 @@ struct vs_vhost {
 	int msgfd[VHU_FDS_MAX];
 	unsigned int nmsgfd;
 	const char *broken;		/* why the frontend must go, or NULL */
+	uint32_t broken_req;		/* the request that broke it, or 0 */
 	bool sigbus;			/* its memory vanished under the switch */
 	struct vs_vh_stats st;
 	struct vs_vhost *next_all;	/* every frontend, for the SIGBUS handler */
@@ -160,8 +164,6 @@ struct vs_vh_env {
 	void (*drop_fd)(void *arg, int fd);
 	/* wait on queue @q's kick descriptor @fd, or no longer (@add false) */
 	int (*kick)(void *arg, unsigned int q, int fd, bool add);
-	void (*log)(void *arg, const char *fmt, ...)
-		__attribute__((format(printf, 2, 3)));
 	void *arg;
 	unsigned int max_frame;		/* the largest frame, header aside */
 };

@@ -4,14 +4,14 @@
  * messages (vhost.c), frames from its transmit queue into the forwarding
  * path, and the port's queue into its receive buffers (virtq.c).
  *
- * A frame from the guest is copied once out of its memory into a buffer
- * of the switch's, header and all, and from there into each port it goes
- * to: straight into another vhost-user guest's buffers, or onto a socket.
+ * A frame from the guest is checked on its headers first, then copied
+ * once: a unicast for another vhost-user guest with nothing queued
+ * straight into that guest's buffers, anything else into a buffer of the
+ * switch's, header and all, which every port it goes to is sent from.
  * A guest that negotiated checksum offload and TSO gets super-frames
  * whole with their header; one that did not gets them cut and summed.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,24 +49,36 @@ static int ctx_kick(void *arg, unsigned int q, int fd, bool add)
 				  c->p->slot), EPOLLIN);
 }
 
-static void ctx_log(void *arg, const char *fmt, ...)
-{
-	struct vh_ctx *c = arg;
-	char msg[256];
-	va_list ap;
+/*
+ * What a frontend got wrong is logged whatever -v says, the few lines an
+ * administrator needs to find a broken guest; a flood of broken
+ * connections (VH_LOG_PER_S a second at most) does not flood the log.
+ */
+#define VH_LOG_PER_S	100
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	vs_log(c->sw, 1, "port %u (vhost-user %s): %s", c->p->id, c->p->name,
-	       msg);
+static void log_broken(struct vs_switch *sw, const struct vs_port *p)
+{
+	static uint64_t second, lines;
+	const struct vs_vhost *v = p->vh;
+	char req[32] = "";
+
+	if (sw->now_ms / 1000 != second) {
+		second = sw->now_ms / 1000;
+		lines = 0;
+	}
+	if (++lines > VH_LOG_PER_S)
+		return;
+	if (v->broken_req)
+		snprintf(req, sizeof(req), "request %u: ", v->broken_req);
+	vs_log(sw, 0, "port %u (vhost-user %s): %s%s", p->id, p->name, req,
+	       v->broken);
 }
 
 #define VH_ENV(env, ctx, sw_, p_)					\
 	struct vh_ctx ctx = { .sw = (sw_), .p = (p_) };			\
 	const struct vs_vh_env env = {					\
 		.drop_fd = ctx_drop_fd, .kick = ctx_kick,		\
-		.log = ctx_log, .arg = &ctx,				\
+		.arg = &ctx,						\
 	}
 
 /* The port goes if its frontend broke the protocol or lost its memory */
@@ -77,6 +89,9 @@ static bool gone(struct vs_switch *sw, struct vs_port *p)
 	vs_vh_sigbus_seen(p->vh);
 	if (!p->vh->broken)
 		return false;
+	/* a frontend that closed its connection did nothing wrong */
+	if (strcmp(p->vh->broken, "closed"))
+		log_broken(sw, p);
 	vs_port_remove(sw, p, p->vh->broken);
 	return true;
 }
@@ -160,12 +175,99 @@ static void gather(const struct vs_vh_frame *f, size_t *at, uint8_t *to,
 	}
 }
 
-static void tx_frame(struct vs_switch *sw, struct vs_port *p,
-		     const struct vs_vh_frame *f)
+/* @f's buffers from byte @off on, as iovecs at @to; how many */
+static unsigned int slice(const struct vs_vh_frame *f, size_t off,
+			  struct iovec *to)
 {
+	unsigned int i, n = 0;
+
+	for (i = 0; i < f->niov; i++) {
+		size_t l = f->iov[i].iov_len;
+
+		if (off >= l) {
+			off -= l;
+			continue;
+		}
+		to[n].iov_base = (uint8_t *)f->iov[i].iov_base + off;
+		to[n].iov_len = l - off;
+		off = 0;
+		n++;
+	}
+	return n;
+}
+
+/* The guests given frames in this turn, told once at its end */
+struct vh_told {
+	struct vs_port *p[8];
+	unsigned int n;
+};
+
+static void tell(struct vs_switch *sw, struct vh_told *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++) {
+		if (t->p[i]->dead)
+			continue;
+		vs_vq_notify(t->p[i]->vh, VS_VH_RXQ);
+		gone(sw, t->p[i]);
+	}
+	t->n = 0;
+}
+
+static void told(struct vs_switch *sw, struct vh_told *t, struct vs_port *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->p[i] == p)
+			return;
+	if (t->n == ARRAY_SIZE(t->p))
+		tell(sw, t);
+	t->p[t->n++] = p;
+}
+
+/*
+ * A unicast from one vhost-user guest to another whose queue is empty:
+ * straight from the sender's buffers into the receiver's, one copy.
+ * False if the receiver has no room for it now (or is broken): the frame
+ * then takes the queue.
+ */
+static bool direct(struct vs_switch *sw, struct vs_port *in,
+		   struct vs_port *out, const struct vs_vh_frame *f,
+		   const uint8_t *hdr, unsigned int len, struct vh_told *t)
+{
+	struct iovec iov[VS_VH_IOV_MAX + 1];
+	struct vs_vhost *dv = out->vh;
+	uint8_t oh[12] = { 0 };
+	unsigned int n;
+
+	memcpy(oh, hdr, VS_VNET_HDR_LEN);
+	if (!vs_vh_has(dv, VN_F_GUEST_ECN))
+		oh[1] &= ~VIRTIO_NET_HDR_GSO_ECN;
+	iov[0].iov_base = oh;
+	iov[0].iov_len = dv->hdr_len;
+	n = 1 + slice(f, in->vh->hdr_len, iov + 1);
+	if (vs_vq_deliver(dv, iov, n, dv->hdr_len + len))
+		return false;
+	sw->st.tx_wanted++;
+	vs_port_count_tx(out, len, 0);
+	told(sw, t, out);
+	return true;
+}
+
+/*
+ * One frame from the guest: its header and first bytes are enough to
+ * check it and decide where it goes; only then is it copied, once,
+ * straight into another vhost-user guest or into a buffer of the switch.
+ */
+static void tx_frame(struct vs_switch *sw, struct vs_port *p,
+		     const struct vs_vh_frame *f, struct vh_told *t)
+{
+	uint8_t hdr[12], head[VS_FWD_HEAD_LEN];
 	struct vs_vhost *v = p->vh;
-	uint8_t hdr[12];
 	struct vs_gso gso;
+	struct vs_fwd fw;
 	struct vs_buf *b;
 	size_t at = 0;
 	unsigned int len;
@@ -179,23 +281,31 @@ static void tx_frame(struct vs_switch *sw, struct vs_port *p,
 		p->st.rx_oversize++;
 		return;
 	}
+	gather(f, &at, hdr, v->hdr_len);
+	gather(f, &at, head, len < sizeof(head) ? len : sizeof(head));
+	if (v->sigbus)
+		return;
+	if (!hdr_negotiated(v, hdr) ||
+	    vs_vnet_parse(hdr, head, len, sw->cfg.max_frame, &gso) < 0) {
+		p->st.rx_bad_vnet++;
+		return;
+	}
+	if (!vs_forward_decide(sw, p, head, len, &gso, &fw))
+		return;
+	if (fw.out && fw.out->type == VS_PORT_VHOST &&
+	    vs_forward_direct_ok(fw.out, &gso) &&
+	    direct(sw, p, fw.out, f, hdr, len, t))
+		return;
 	b = vs_buf_alloc(len);
 	if (!b) {
 		p->st.rx_errors++;
 		return;
 	}
-	gather(f, &at, hdr, v->hdr_len);
+	at = v->hdr_len;
 	gather(f, &at, b->data, len);
-	if (v->sigbus || !hdr_negotiated(v, hdr) ||
-	    vs_vnet_parse(hdr, b->data, len, sw->cfg.max_frame, &gso) < 0) {
-		if (!v->sigbus)
-			p->st.rx_bad_vnet++;
-		vs_buf_put(b);
-		return;
-	}
 	memcpy(b->vnet, hdr, VS_VNET_HDR_LEN);
 	b->gso = gso;
-	vs_forward_buf(sw, p, b);
+	vs_forward_deliver(sw, p, &fw, b);
 }
 
 static void set_busy(struct vs_switch *sw, struct vs_port *p, bool on)
@@ -217,18 +327,20 @@ static void set_busy(struct vs_switch *sw, struct vs_port *p, bool on)
 static void tx_poll(struct vs_switch *sw, struct vs_port *p)
 {
 	struct vs_vhost *v = p->vh;
+	struct vh_told t = { .n = 0 };
 	struct vs_vh_frame f;
 	unsigned int n = 0;
-	int r;
 
 	set_busy(sw, p, false);
 	for (;;) {
-		while (n < VH_TX_BUDGET &&
-		       (r = vs_vq_pop(v, VS_VH_TXQ, &f, false)) > 0) {
-			tx_frame(sw, p, &f);
+		while (n < VH_TX_BUDGET && vs_vq_pop(v, VS_VH_TXQ, &f, false) > 0) {
+			/* a disabled queue's frames are taken and dropped */
+			if (v->vq[VS_VH_TXQ].enabled)
+				tx_frame(sw, p, &f, &t);
 			vs_vq_push(v, VS_VH_TXQ, f.head, 0);
 			n++;
 		}
+		tell(sw, &t);
 		vs_vq_notify(v, VS_VH_TXQ);
 		if (gone(sw, p))
 			return;

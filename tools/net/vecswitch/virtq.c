@@ -62,7 +62,7 @@ static int map_buf(struct vs_vhost *v, uint64_t gpa, uint32_t len,
 		if (!r)
 			return broke(v, "a buffer outside the guest's memory");
 		if (f->niov == VS_VH_IOV_MAX)
-			return broke(v, "a frame in more than 64 buffers");
+			return broke(v, "a frame in more than 1024 buffers");
 		chunk = r->size - off < len ? r->size - off : len;
 		f->iov[f->niov].iov_base = r->host + off;
 		f->iov[f->niov].iov_len = chunk;
@@ -102,7 +102,8 @@ static int walk(struct vs_vhost *v, struct vs_vq *vq, uint16_t head,
 				return broke(v, "an indirect descriptor, not negotiated");
 			if (indirect || steps > 1 || (flags & VRING_DESC_F_NEXT))
 				return broke(v, "an indirect descriptor inside a chain or table");
-			if (!len || len % 16 || len / 16 > VS_VH_QSIZE_MAX)
+			/* a chain, tables included, is no longer than the queue */
+			if (!len || len % 16 || len / 16 > vq->num)
 				return broke(v, "an indirect table of a bad length");
 			table = vs_vh_xlate(v, addr, len);
 			if (!table)
@@ -130,7 +131,10 @@ static int walk(struct vs_vhost *v, struct vs_vq *vq, uint16_t head,
 
 /*
  * The next chain of queue @q, mapped: 1, or 0 when there is none (or the
- * queue does not run), -1 when the guest broke the ring.
+ * queue does not run), -1 when the guest broke the ring.  A transmit
+ * queue that was started but is disabled is still emptied (its frames
+ * are dropped by the caller), as the protocol asks; a receive queue is
+ * not filled then.
  */
 int vs_vq_pop(struct vs_vhost *v, unsigned int q, struct vs_vh_frame *f,
 	      bool writable)
@@ -138,7 +142,7 @@ int vs_vq_pop(struct vs_vhost *v, unsigned int q, struct vs_vh_frame *f,
 	struct vs_vq *vq = &v->vq[q];
 	uint16_t avail, head;
 
-	if (!vs_vh_ready(v, q))
+	if (!vq->started || v->broken || (writable && !vq->enabled))
 		return 0;
 	avail = load16(&vq->avail->idx);
 	if ((uint16_t)(avail - vq->last_avail) > vq->num)
@@ -219,7 +223,7 @@ bool vs_vq_rearm(struct vs_vhost *v, unsigned int q, bool rx)
 	struct vs_vq *vq = &v->vq[q];
 	uint16_t a;
 
-	if (!vs_vh_ready(v, q))
+	if (!vq->started || v->broken)
 		return false;
 	a = load16(&vq->avail->idx);
 	if (vs_vh_has(v, VN_F_RING_EVENT_IDX))
