@@ -278,6 +278,8 @@ struct vs_sw_stats {
 	uint64_t rx_fds;		/* taken and handed to the closer (sock.c) */
 	uint64_t rx_fds_inline;		/* of those, closed by the loop itself */
 	uint64_t rx_ctrunc;		/* messages whose control data was cut */
+	uint64_t vhost_broken;		/* vhost-user frontends dropped for what
+					 * they sent (vhost_port.c) */
 	/*
 	 * Frame accounting: every frame meant for a port, and the sent,
 	 * dropped and queued frames of ports since removed. tx_wanted equals

@@ -90,8 +90,10 @@ static bool gone(struct vs_switch *sw, struct vs_port *p)
 	if (!p->vh->broken)
 		return false;
 	/* a frontend that closed its connection did nothing wrong */
-	if (strcmp(p->vh->broken, "closed"))
+	if (strcmp(p->vh->broken, "closed")) {
+		sw->st.vhost_broken++;
 		log_broken(sw, p);
+	}
 	vs_port_remove(sw, p, p->vh->broken);
 	return true;
 }

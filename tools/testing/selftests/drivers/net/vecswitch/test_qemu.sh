@@ -6,7 +6,8 @@
 # dgram` (unix datagram, raw frames), one with `-netdev stream` (unix
 # stream, length-prefixed frames), one with `-netdev vhost-user` (its
 # virtio-net rings in shared memory). Each QEMU guest pings the UML guest,
-# and the UML guest pings all three back. The QEMU guests run the host's
+# and the UML guest pings all three back. Then the vhost-user QEMU is
+# killed with SIGKILL: the switch must let go of its memory and eventfds. The QEMU guests run the host's
 # prebuilt distribution kernel and a busybox initramfs built here and now.
 #
 # Needs: $VECSWITCH (absolute path of the switch), qemu-system-x86_64, a
@@ -104,6 +105,9 @@ env -u LD_PRELOAD "$VECSWITCH" --dgram "$dir/sw-dgram.sock" --stream "$dir/sw-st
 	--vhost-user "$dir/sw-vhost.sock" --ctl "$dir/sw-ctl.sock" -v 2> "$dir/switch.log" &
 sw_pid=$!
 wait_log 10 "$dir/switch.log" "running" || { log "switch did not start"; exit 1; }
+# eventfds the switch holds (its io_uring backend has one of its own)
+eventfds() { find "/proc/$sw_pid/fd" -lname 'anon_inode:\[eventfd\]' | wc -l; }
+own_eventfds=$(eventfds)
 
 # qemu_boot NAME ACCEL NETDEV MAC IP PEER [QEMU OPTION...]
 qemu_boot() {
@@ -189,6 +193,27 @@ uml_pid=""
 
 env -u LD_PRELOAD "$VECSWITCH" ctl --ctl "$dir/sw-ctl.sock" ports | sed 's/^/#   /'
 env -u LD_PRELOAD "$VECSWITCH" ctl --ctl "$dir/sw-ctl.sock" fdb | sed 's/^/#   /'
+
+# A QEMU killed outright: its port goes, and with it every mapping of its
+# memory and every descriptor it handed over (its kick and call eventfds)
+grep -q "memfd:" "/proc/$sw_pid/maps" ||
+	{ log "the switch had not mapped the vhost-user guest's memory"; ok=0; }
+kill -KILL "${qemu_pids[2]}"
+left=1
+for _ in $(seq 1 50); do
+	if ! grep -q "memfd:" "/proc/$sw_pid/maps" &&
+	   [ "$(eventfds)" -eq "$own_eventfds" ]; then
+		left=0
+		break
+	fi
+	sleep 0.1
+done
+if [ "$left" -eq 0 ]; then
+	log "the killed vhost-user guest's memory and descriptors are gone from the switch"
+else
+	log "the switch kept the killed guest's memory or eventfds: $(grep -c memfd: "/proc/$sw_pid/maps") mappings, $(( $(eventfds) - own_eventfds )) eventfds"
+	ok=0
+fi
 
 # the switch must stop cleanly, sanitizers quiet
 kill "$sw_pid"

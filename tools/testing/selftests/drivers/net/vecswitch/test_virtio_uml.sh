@@ -11,8 +11,9 @@
 #     GSO frames from the virtio guest (rx_gso), and the virtio guest's
 #     eth0 receives frames larger than its MTU on average (the switch put
 #     the vec0 guest's super-frames into its buffers whole);
-#  3. powering the virtio guest off removes its port, and the switch, run
-#     under the sanitizers, stops cleanly without a report.
+#  3. powering the virtio guest off removes its port, its memory mapping
+#     and its descriptors, and the switch, run under the sanitizers, stops
+#     cleanly without a report.
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd python3 iperf3
@@ -31,11 +32,14 @@ print(sum(m) if m else "gone")' "$1"
 }
 # shellcheck disable=SC2317  # run by wait_for
 vhost_gone() { [ "$(vhost_stat rx_frames)" = gone ]; }
+# eventfds the switch holds (its io_uring backend has one of its own)
+eventfds() { find "/proc/$SWITCH_PID/fd" -lname 'anon_inode:\[eventfd\]' | wc -l; }
 
 start_switch "$ns" --dgram "$TEST_TMP/switch.sock" --vhost-user "$TEST_TMP/vhost.sock" \
 	--ctl "$TEST_TMP/ctl" -v
 check_err $? "vecswitch did not start: $(tail -n 3 "$TEST_TMP/switch.log")"
 wait_for 5 test -S "$TEST_TMP/vhost.sock"
+own_eventfds=$(eventfds)
 agent "$ns" vu p -a "vec0:transport=unixdgram,path=$TEST_TMP/switch.sock,local=$TEST_TMP/p.sock"
 agent "$ns" vu v -a "virtio_uml.device=$TEST_TMP/vhost.sock:1"
 agents_ready "virtio_uml guest on --vhost-user" p v
@@ -71,9 +75,17 @@ check_err $? "v received $avg bytes a frame: super-frames were cut on the way"
 echo "# v took ${gso} super-frames in, and received $avg bytes a frame"
 
 # 3. the virtio guest goes, then the switch
+grep -q "/dev/shm/" "/proc/$SWITCH_PID/maps"
+check_err $? "the switch does not map the guest's memory file"
 "$VECNET_SRC/scripts/uml-exec" --stop "$TEST_TMP/v"
 wait_for 30 vhost_gone
 check_err $? "the vhost-user port outlived its guest: $(ctl ports)"
+# and with it the mapping of its memory (UML's file in /dev/shm) and the
+# kick eventfds it handed over
+! grep -q "/dev/shm/" "/proc/$SWITCH_PID/maps"
+check_err $? "the switch still maps the guest's memory: $(grep /dev/shm/ "/proc/$SWITCH_PID/maps")"
+[ "$(eventfds)" -eq "$own_eventfds" ]
+check_err $? "the switch still holds $(( $(eventfds) - own_eventfds )) of the guest's eventfds"
 stop_switch
 check_err $? "the switch did not stop cleanly"
 ! grep -q "runtime error\|ERROR: AddressSanitizer\|LeakSanitizer" "$TEST_TMP/switch.log"
