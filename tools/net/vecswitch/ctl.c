@@ -64,6 +64,7 @@ const struct vs_stat_desc vs_sw_stat_desc[] = {
 	SW_STAT(ports_added),
 	SW_STAT(ports_removed),
 	SW_STAT(dead_peers),
+	SW_STAT(tx_peer_full),
 	SW_STAT(addr_refused),
 	SW_STAT(accept_shed),
 	SW_STAT(ctl_refused),

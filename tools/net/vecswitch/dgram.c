@@ -4,9 +4,10 @@
  * becomes a port by the address it bound, pinned once (peer.c), and a
  * multiqueue guest's further sockets join it (mq.c); its datagrams are
  * taken off the socket in batches and go to negotiation or forwarding;
- * its queue is sent with the other dgram ports' in one
- * sendmmsg, and a guest whose queue is full is waited for (a probe
- * socket, or a timer) without holding up the others.
+ * its queue is sent with the other dgram ports' in one sendmmsg (a
+ * plain peer's by a socket connected to it alone), and a guest whose
+ * queue is full is waited for (a probe socket, or a timer) without
+ * holding up the others.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,6 +24,13 @@
 #define FLUSH_ROUNDS		64
 #define RETRY_MAX_MS		8
 #define PROBE_SAFETY_MS		100
+/*
+ * The send buffer of a plain peer's own socket (direct()): what the peer
+ * has not read yet stays charged to it, up to max_dgram_qlen datagrams
+ * (512 of 1514 bytes are about 1.3 MiB with their overhead). Without
+ * CAP_NET_ADMIN the kernel caps it at net.core.wmem_max.
+ */
+#define DIRECT_SNDBUF		(2 << 20)
 
 static uint32_t addr_hash(const struct sockaddr_un *a, socklen_t len)
 {
@@ -276,50 +284,61 @@ bool vs_dgram_dead_errno(int err)
 /*
  * Our socket is not connected to the peer, so poll() cannot say when the
  * peer's receive queue has room again. A second socket, connect()ed to the
- * peer and never used to send, can: it polls writable exactly when the
- * peer's queue is not full. It cannot be had when the peer is connected to
- * someone else (EPERM); then, and when the probe says "room" but the send
- * still fails (our own send buffer is full), a short timer does instead.
+ * peer, can: it polls writable exactly when the peer's queue is not full
+ * (and its own send buffer has room). A plain peer's frames are sent by
+ * it too (direct()); for the others it never sends. It cannot be had
+ * when the peer is connected to someone else (EPERM); then, and when the
+ * probe says "room" but the send still fails (our own send buffer is
+ * full), a short timer does instead.
  * Of a multiqueue guest's sockets it watches the one that was full
  * (probe_q); the port's queue waits for that one.
  */
+static bool probe_open(struct vs_switch *sw, struct vs_port *p)
+{
+	const struct sockaddr_un *dst;
+	socklen_t dstlen;
+	int fd, size = DIRECT_SNDBUF;
+
+	/* the socket it was to watch has gone with the rest (mq.c) */
+	if (p->probe_q > p->nq)
+		p->probe_q = 0;
+	if (p->probe_fd != -1)
+		return p->probe_fd >= 0;
+	dst = vs_mq_dst(p, p->probe_q, &dstlen);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	/* never read, but closed here: nothing may wait in it */
+	if (vs_refuse_rights(sw, fd) < 0) {
+		close(fd);
+		return false;
+	}
+	if (connect(fd, (const struct sockaddr *)dst, dstlen) < 0) {
+		/* EPERM: the peer is connected elsewhere, for good */
+		if (errno == EPERM)
+			p->probe_fd = -2;
+		close(fd);
+		return false;
+	}
+	if (vs_epoll_add(sw, fd, vs_ev(VS_EV_PROBE, p->slot), 0) < 0) {
+		close(fd);
+		return false;
+	}
+	/* a plain peer's frames wait here unread (see direct()) */
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	p->probe_fd = fd;
+	return true;
+}
+
 static bool probe_arm(struct vs_switch *sw, struct vs_port *p)
 {
 	struct epoll_event ev = {
 		.events = EPOLLOUT,
 		.data.u64 = vs_ev(VS_EV_PROBE, p->slot),
 	};
-	const struct sockaddr_un *dst;
-	socklen_t dstlen;
-	int fd;
 
-	/* the socket it was to watch has gone with the rest (mq.c) */
-	if (p->probe_q > p->nq)
-		p->probe_q = 0;
-	if (p->probe_fd == -1) {
-		dst = vs_mq_dst(p, p->probe_q, &dstlen);
-		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			return false;
-		/* never read, but closed here: nothing may wait in it */
-		if (vs_refuse_rights(sw, fd) < 0) {
-			close(fd);
-			return false;
-		}
-		if (connect(fd, (const struct sockaddr *)dst, dstlen) < 0) {
-			/* EPERM: the peer is connected elsewhere, for good */
-			if (errno == EPERM)
-				p->probe_fd = -2;
-			close(fd);
-			return false;
-		}
-		if (vs_epoll_add(sw, fd, ev.data.u64, 0) < 0) {
-			close(fd);
-			return false;
-		}
-		p->probe_fd = fd;
-	}
-	if (p->probe_fd < 0)
+	if (!probe_open(sw, p))
 		return false;
 	if (!p->probe_armed &&
 	    epoll_ctl(sw->epfd, EPOLL_CTL_MOD, p->probe_fd, &ev) < 0)
@@ -328,10 +347,25 @@ static bool probe_arm(struct vs_switch *sw, struct vs_port *p)
 	return true;
 }
 
+/*
+ * A send refused for a full queue: counted per port (tx_retries) and for
+ * the switch (tx_peer_full), and said at most once a second.
+ */
+static void full_log(struct vs_switch *sw, struct vs_port *p)
+{
+	p->st.tx_retries++;
+	sw->st.tx_peer_full++;
+	if (sw->now_ms && sw->now_ms < sw->full_log_ms + 1000)
+		return;
+	sw->full_log_ms = sw->now_ms;
+	vs_log(sw, 0, "port %u (%s): its socket's queue is full, frames wait (tx_peer_full %llu; see net.unix.max_dgram_qlen)",
+	       p->id, p->name, (unsigned long long)sw->st.tx_peer_full);
+}
+
 /* The peer's queue is full (or our send buffer is): try again shortly. */
 void vs_dgram_blocked(struct vs_switch *sw, struct vs_port *p)
 {
-	p->st.tx_retries++;
+	full_log(sw, p);
 	if (p->probe_woke) {
 		/*
 		 * Room, said the probe, yet no room: our own send buffer is
@@ -494,6 +528,114 @@ static bool dgram_ready(const struct vs_switch *sw, const struct vs_port *p,
 }
 
 /*
+ * A send to @p's socket @to failed with @err: wait for it (EAGAIN), drop
+ * a queue socket or the port that is gone, follow a restarted guest, or
+ * drop the frame.
+ */
+static void send_failed(struct vs_switch *sw, struct vs_port *p,
+			unsigned int to, int err)
+{
+	if (err == EAGAIN || err == ENOBUFS) {
+		blocked(sw, p, to);
+	} else if (vs_dgram_dead_errno(err) && to) {
+		/* one queue socket closed: the guest's others go on */
+		sw->st.queues_dead++;
+		vs_log(sw, 1, "port %u (%s): queue socket %u gone: %s",
+		       p->id, p->name, to, strerror(err));
+		vs_mq_drop(p, to);
+		vs_dgram_probe_reset(sw, p);
+	} else if (vs_dgram_dead_errno(err)) {
+		/* a restarted guest: its name has a new socket */
+		if (vs_peer_repin(sw, p)) {
+			sw->st.peer_repinned++;
+			/* a new socket: plain frames, no channels */
+			vs_chan_forget(sw, p, NULL);
+			vs_nego_reset(p);
+			p->chan_ok = false;
+			/* the probe watched the old socket */
+			vs_dgram_probe_reset(sw, p);
+			return;
+		}
+		sw->st.dead_peers++;
+		vs_port_remove(sw, p, strerror(err));
+	} else {
+		p->st.tx_errors++;
+		vs_queue_pop(p);
+	}
+}
+
+/* @mm: @p's queued frame @j, behind a header where one was agreed */
+static void tx_msg(struct mmsghdr *mm, struct iovec *iov,
+		   const struct vs_port *p, unsigned int j)
+{
+	struct vs_buf *b = vs_queue_peek(p, j);
+	struct iovec *v = iov;
+
+	memset(mm, 0, sizeof(*mm));
+	mm->msg_hdr.msg_iovlen = 1;
+	if (vs_nego_tx_hdr(p, j, b)) {
+		v->iov_base = b->vnet;
+		v++->iov_len = sizeof(b->vnet);
+		mm->msg_hdr.msg_iovlen = 2;
+	}
+	v->iov_base = b->data;
+	v->iov_len = b->len;
+	mm->msg_hdr.msg_iov = iov;
+}
+
+/*
+ * A plain peer (it never sent a HELLO: QEMU's -netdev dgram, a program
+ * writing raw frames) is sent to by the socket connected to it, the probe:
+ * the kernel finds the peer by the connection, where a send by name walks
+ * /proc/self/fd/N, then the pinned socket file, on every datagram. The
+ * connection is made to the pinned socket once and holds that socket, so
+ * nothing that happens to the name later can move it. A peer connected to
+ * someone else refuses it (EPERM, probe_fd -2) and gets the shared socket.
+ * Negotiating peers keep the switch's address as their frames' source.
+ */
+static bool direct(struct vs_switch *sw, struct vs_port *p)
+{
+	if (p->vnet || p->st.rx_hello || p->nq || p->probe_fd == -2)
+		return false;
+	p->probe_q = 0;
+	return probe_open(sw, p);
+}
+
+/* @p's queue by its own socket, in batches (see direct()) */
+static void flush_direct(struct vs_switch *sw, struct vs_port *p)
+{
+	struct mmsghdr mm[VS_BATCH];
+	struct iovec iov[VS_BATCH][2];
+	unsigned int i, n;
+	int round, r, err;
+
+	for (round = 0; round < FLUSH_ROUNDS; round++) {
+		if (!dgram_ready(sw, p, false) || !direct(sw, p))
+			return;
+		for (n = 0; n < p->txq.count && n < VS_BATCH; n++)
+			tx_msg(&mm[n], iov[n], p, n);
+		r = sendmmsg(p->probe_fd, mm, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (r > 0) {
+			vs_dgram_unblocked(p);
+			for (i = 0; i < (unsigned int)r; i++)
+				vs_port_sent(p);
+			continue;
+		}
+		err = errno;
+		if (err == EINTR)
+			continue;
+		if (err == EPERM || err == ENOTCONN || err == EDESTADDRREQ) {
+			/* it connected elsewhere, or our connection is gone */
+			vs_dgram_probe_reset(sw, p);
+			if (err == EPERM)
+				p->probe_fd = -2;
+			continue;
+		}
+		send_failed(sw, p, 0, err);
+	}
+}
+
+/*
  * Gather the queues of every dgram peer of one socket that may be sent to
  * into one sendmmsg. A peer whose queue is full answers EAGAIN; it backs
  * off on its own and the others keep going, so one stopped guest blocks
@@ -501,7 +643,8 @@ static bool dgram_ready(const struct vs_switch *sw, const struct vs_port *p,
  * the stall check in forward.c instead). Peers that agreed to headers (nego.c) get
  * one in front. Each entry goes to the socket it names: a multiqueue
  * guest's main one or one of its queue sockets (mq.c), which always get
- * a header; one of those found gone is dropped alone.
+ * a header; one of those found gone is dropped alone. Plain peers are
+ * sent to by sockets of their own first (direct()).
  */
 static void flush_sock(struct vs_switch *sw, bool vnet)
 {
@@ -513,27 +656,18 @@ static void flush_sock(struct vs_switch *sw, bool vnet)
 	unsigned int i, j, n;
 	int round, r;
 
+	for (i = 0; !vnet && i < sw->nports; i++)
+		if (dgram_ready(sw, sw->ports[i], vnet))
+			flush_direct(sw, sw->ports[i]);
 	for (round = 0; round < FLUSH_ROUNDS; round++) {
 		n = 0;
 		for (i = 0; i < sw->nports && n < VS_BATCH; i++) {
 			struct vs_port *p = sw->ports[i];
 
-			if (!dgram_ready(sw, p, vnet))
+			if (!dgram_ready(sw, p, vnet) || (!vnet && direct(sw, p)))
 				continue;
 			for (j = 0; j < p->txq.count && n < VS_BATCH; j++, n++) {
-				struct vs_buf *b = vs_queue_peek(p, j);
-				struct iovec *v = iov[n];
-
-				memset(&mm[n], 0, sizeof(mm[n]));
-				mm[n].msg_hdr.msg_iovlen = 1;
-				if (vs_nego_tx_hdr(p, j, b)) {
-					v->iov_base = b->vnet;
-					v++->iov_len = sizeof(b->vnet);
-					mm[n].msg_hdr.msg_iovlen = 2;
-				}
-				v->iov_base = b->data;
-				v->iov_len = b->len;
-				mm[n].msg_hdr.msg_iov = iov[n];
+				tx_msg(&mm[n], iov[n], p, j);
 				to[n] = vs_queue_to(p, j);
 				mm[n].msg_hdr.msg_name = (void *)vs_mq_dst(p, to[n],
 						&mm[n].msg_hdr.msg_namelen);
@@ -554,34 +688,7 @@ static void flush_sock(struct vs_switch *sw, bool vnet)
 		}
 		if (errno == EINTR)
 			continue;
-		if (errno == EAGAIN || errno == ENOBUFS) {
-			blocked(sw, owner[0], to[0]);
-		} else if (vs_dgram_dead_errno(errno) && to[0]) {
-			/* one queue socket closed: the guest's others go on */
-			sw->st.queues_dead++;
-			vs_log(sw, 1, "port %u (%s): queue socket %u gone: %s",
-			       owner[0]->id, owner[0]->name, to[0],
-			       strerror(errno));
-			vs_mq_drop(owner[0], to[0]);
-			vs_dgram_probe_reset(sw, owner[0]);
-		} else if (vs_dgram_dead_errno(errno)) {
-			/* a restarted guest: its name has a new socket */
-			if (vs_peer_repin(sw, owner[0])) {
-				sw->st.peer_repinned++;
-				/* a new socket: plain frames, no channels */
-				vs_chan_forget(sw, owner[0], NULL);
-				vs_nego_reset(owner[0]);
-				owner[0]->chan_ok = false;
-				/* the probe watched the old socket */
-				vs_dgram_probe_reset(sw, owner[0]);
-				continue;
-			}
-			sw->st.dead_peers++;
-			vs_port_remove(sw, owner[0], strerror(errno));
-		} else {
-			owner[0]->st.tx_errors++;
-			vs_queue_pop(owner[0]);
-		}
+		send_failed(sw, owner[0], to[0], errno);
 	}
 }
 

@@ -239,6 +239,8 @@ struct vs_sw_stats {
 	uint64_t ports_added;
 	uint64_t ports_removed;
 	uint64_t dead_peers;		/* dgram peers gone (ENOENT/ECONNREFUSED) */
+	uint64_t tx_peer_full;		/* dgram sends refused: the guest's queue
+					 * (or the send buffer) full, EAGAIN */
 	uint64_t stream_bad_len;	/* connections dropped for a bad length */
 	uint64_t cred_refused;		/* frames/connections of a user not allowed */
 	uint64_t cred_unseen;		/* datagrams judged by the ids stamped on them */
@@ -498,6 +500,7 @@ struct vs_switch {
 	uint64_t runt_log_ms;		/* last rx_runt message of a dgram port */
 	uint64_t join_log_ms;		/* last refused JOIN message */
 	uint64_t shed_log_ms;		/* last accept_shed message */
+	uint64_t full_log_ms;		/* last tx_peer_full message */
 	int spare_fd;			/* given up to shed a connection */
 
 	/* descriptors sent to the switch (sock.c) */

@@ -110,7 +110,7 @@ static void track(struct vs_vhost *v, bool on)
 	}
 }
 
-/* ---- descriptors ---------------------------------------------------------- */
+/* ---- descriptors --------------------------------------------------------- */
 
 /* The name /proc gives descriptor @fd; no file system is asked */
 static bool fd_link(int fd, char *buf, size_t len)
@@ -249,7 +249,7 @@ static void close_own(int *fd)
 	*fd = -1;
 }
 
-/* ---- memory ------------------------------------------------------------------ */
+/* ---- memory -------------------------------------------------------------- */
 
 static void unmap_all(struct vs_vh_region *r, unsigned int n)
 {
@@ -347,7 +347,7 @@ static const char *map_regions(struct vs_vhost *v, const uint8_t *pl,
 	return NULL;
 }
 
-/* ---- rings ---------------------------------------------------------------------- */
+/* ---- rings --------------------------------------------------------------- */
 
 static void vq_stop(struct vs_vq *vq)
 {
@@ -402,7 +402,7 @@ bool vs_vh_has(const struct vs_vhost *v, unsigned int bit)
 	return v->features & 1ull << bit;
 }
 
-/* ---- replies ---------------------------------------------------------------- */
+/* ---- replies ------------------------------------------------------------- */
 
 static void reply(struct vs_vhost *v, const void *pl, uint32_t size)
 {
@@ -426,7 +426,7 @@ static void reply_u64(struct vs_vhost *v, uint64_t x)
 	reply(v, &x, sizeof(x));
 }
 
-/* ---- requests ------------------------------------------------------------------ */
+/* ---- requests ------------------------------------------------------------ */
 
 static struct vs_vq *vq_of(struct vs_vhost *v, uint32_t idx, const char **why)
 {

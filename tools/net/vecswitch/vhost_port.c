@@ -129,7 +129,7 @@ int vs_vhost_attach(struct vs_switch *sw, struct vs_port *p)
 	return 0;
 }
 
-/* ---- from the guest ------------------------------------------------------- */
+/* ---- from the guest ------------------------------------------------------ */
 
 /* Frames with offloads the guest was not offered are not taken */
 static bool hdr_negotiated(const struct vs_vhost *v, const uint8_t *hdr)
@@ -355,7 +355,7 @@ static void tx_poll(struct vs_switch *sw, struct vs_port *p)
 	}
 }
 
-/* ---- to the guest ------------------------------------------------------------ */
+/* ---- to the guest -------------------------------------------------------- */
 
 /*
  * Deliver the port's queue into the guest's receive buffers.  Where the
@@ -402,7 +402,7 @@ void vs_vhost_flush(struct vs_switch *sw, struct vs_port *p)
 	gone(sw, p);
 }
 
-/* ---- events --------------------------------------------------------------------- */
+/* ---- events -------------------------------------------------------------- */
 
 /*
  * Whether the port takes frames with headers whole: checksum offload and

@@ -255,9 +255,9 @@ bool vs_vq_drain_kick(struct vs_vhost *v, unsigned int q)
 }
 
 /* Copy @len bytes from @src into the buffers of @f, from the start */
-static unsigned int copy_in(const struct vs_vh_frame *f, const struct iovec *src,
-			    unsigned int nsrc, unsigned int *si, size_t *soff,
-			    unsigned int len)
+static unsigned int copy_in(const struct vs_vh_frame *f,
+			    const struct iovec *src, unsigned int nsrc,
+			    unsigned int *si, size_t *soff, unsigned int len)
 {
 	unsigned int d = 0, done = 0;
 	size_t doff = 0;

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make deb: the packages vecswitch and vecnet-uml build from a copy of the
-# tree, lintian reports no error on them (it takes a few seconds), and
+# tree, vecswitch carries its sysctl.d file (net.unix.max_dgram_qlen),
+# lintian reports no error on them (it takes a few seconds), and
 # they install with apt-get from the files alone and purge cleanly.
 # Installed: the programs, man pages and unit are where Debian wants
 # them, vecswitch was built with Debian's hardening flags (hardening-check),
@@ -40,12 +41,22 @@ echo "# lintian took $((SECONDS - start)) s"
 ! grep -q '^E: ' <<<"$lint"
 check_err $? "lintian errors: $(grep '^E: ' <<<"$lint")"
 
+# the sysctl.d file that raises the guests' datagram queues (vecswitch(8))
+sysctl_conf=usr/lib/sysctl.d/vecswitch.conf
+dpkg-deb -c "${debs[0]}" | grep -q " \./$sysctl_conf\$"
+check_err $? "vecswitch has no /$sysctl_conf"
+grep -qx 'net.unix.max_dgram_qlen = 512' "$VECNET_SRC/debian/sysctl/vecswitch.conf"
+check_err $? "debian/sysctl/vecswitch.conf does not set net.unix.max_dgram_qlen = 512"
+
 had_group=0 had_user=0
 getent group vecnet >/dev/null && had_group=1
 getent passwd vecswitch >/dev/null && had_user=1
+# the postinst applies the file: the machine's own value comes back after
+qlen=$(sysctl -n net.unix.max_dgram_qlen)
 # shellcheck disable=SC2317  # invoked through on_exit
 restore() {
 	dpkg -P vecswitch vecnet-uml >/dev/null 2>&1
+	sysctl -q -w net.unix.max_dgram_qlen="$qlen" >/dev/null 2>&1
 	[ "$had_user" = 1 ] || userdel vecswitch 2>/dev/null
 	[ "$had_group" = 1 ] || groupdel vecnet 2>/dev/null
 	true
@@ -59,6 +70,10 @@ for f in /usr/bin/vecswitch /usr/bin/vecnet-guest /usr/lib/vecnet/vmlinux; do
 	[ -x "$f" ]
 	check_err $? "$f is not installed"
 done
+[ -f "/$sysctl_conf" ]
+check_err $? "/$sysctl_conf is not installed"
+[ "$(sysctl -n net.unix.max_dgram_qlen)" = 512 ] || [ ! -w /proc/sys/net/unix/max_dgram_qlen ]
+check_err $? "the postinst did not apply /$sysctl_conf"
 for m in vecswitch vecnet vecnet-guest; do
 	out=$(MANWIDTH=80 man --warnings "$m" 2>&1 >/dev/null) && [ -z "$out" ]
 	check_err $? "man $m: $out"
@@ -98,7 +113,7 @@ guest_pair_ping "$HIDER" /usr/bin/vecnet-guest /run/vecswitch/switch.sock deb
 
 out=$(dpkg -P vecswitch vecnet-uml 2>&1)
 check_err $? "dpkg -P failed: $out"
-for f in /usr/bin/vecswitch /usr/bin/vecnet-guest /usr/lib/vecnet "$unit" \
+for f in /usr/bin/vecswitch /usr/bin/vecnet-guest /usr/lib/vecnet "$unit" "/$sysctl_conf" \
 	/etc/systemd/system/multi-user.target.wants/vecswitch.service; do
 	[ ! -e "$f" ]
 	check_err $? "$f is still there after purge"

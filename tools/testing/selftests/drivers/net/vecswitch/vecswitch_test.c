@@ -1714,6 +1714,111 @@ TEST_F(vsw, peer_restarted)
 	EXPECT_EQ(0, vsw_stat(&self->s, NULL, "dead_peers"));
 }
 
+/* The next frame on fd within VSW_WAIT_MS, and who sent it */
+static int recv_from(int fd, uint8_t *buf, size_t len, struct sockaddr_un *sa,
+		     socklen_t *salen)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	*salen = sizeof(*sa);
+	if (poll(&pfd, 1, VSW_WAIT_MS) != 1)
+		return -1;
+	return recvfrom(fd, buf, len, MSG_DONTWAIT, (struct sockaddr *)sa,
+			salen);
+}
+
+/*
+ * A plain guest is sent to by a socket connected once to its pinned
+ * socket, not by name: its frames come from an unnamed socket. A guest
+ * that connects to the switch's socket afterwards (as UML's driver does)
+ * refuses that one, and gets its frames from the switch's address again.
+ */
+TEST_F(vsw, peer_plain_own_socket)
+{
+	struct sockaddr_un from, sw;
+	socklen_t flen;
+	int alen, others;
+
+	START();
+	join(_metadata, self, 3);
+	ASSERT_EQ(0, vsw_send(&self->s, G(0), vsw_bcast, 0x5600, 60));
+	ASSERT_EQ(60, recv_from(G(2)->fd, self->buf, sizeof(self->buf), &from,
+				&flen));
+	EXPECT_EQ(0x5600u, vsw_tag(self->buf));
+	/* unnamed: no address, or only its family */
+	EXPECT_GE(sizeof(sa_family_t), flen);
+
+	alen = vsw_addr(&sw, self->s.dgram);
+	ASSERT_EQ(0, connect(G(2)->fd, (struct sockaddr *)&sw, alen));
+	ASSERT_EQ(0, vsw_send(&self->s, G(0), vsw_bcast, 0x5601, 60));
+	ASSERT_EQ(60, recv_from(G(2)->fd, self->buf, sizeof(self->buf), &from,
+				&flen));
+	EXPECT_EQ(0x5601u, vsw_tag(self->buf));
+	EXPECT_EQ((socklen_t)alen, flen);
+	EXPECT_STREQ(self->s.dgram, from.sun_path);
+	/* G1, connected to nobody, still by its own */
+	ASSERT_EQ(0, vsw_recv_until(G(1)->fd, 0x5600, &others));
+	ASSERT_EQ(60, recv_from(G(1)->fd, self->buf, sizeof(self->buf), &from,
+				&flen));
+	EXPECT_EQ(0x5601u, vsw_tag(self->buf));
+	/* unnamed: no address, or only its family */
+	EXPECT_GE(sizeof(sa_family_t), flen);
+	EXPECT_EQ(0, vsw_stat(&self->s, G(2)->path, "tx_errors"));
+}
+
+/* Lines of the switch's log that contain what */
+static int log_lines(const struct vsw *s, const char *what)
+{
+	char line[1024];
+	FILE *f = fopen(s->log, "r");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += !!strstr(line, what);
+	fclose(f);
+	return n;
+}
+
+/*
+ * A guest that does not read refuses the switch's sends once its socket
+ * holds net.unix.max_dgram_qlen datagrams (EAGAIN): counted for the port
+ * (tx_retries) and the switch (tx_peer_full), said once a second at most,
+ * and the frames wait for it.
+ */
+TEST_F(vsw, peer_queue_full)
+{
+	int i, n, qlen = 10, frames, got = 0;
+	uint64_t t0;
+	FILE *f;
+
+	f = fopen("/proc/sys/net/unix/max_dgram_qlen", "r");
+	if (f) {
+		if (fscanf(f, "%d", &qlen) != 1)
+			qlen = 10;
+		fclose(f);
+	}
+	frames = qlen + 20 < 1000 ? qlen + 20 : 1000;
+	START();
+	join(_metadata, self, 2);
+	t0 = vsw_now_ms();
+	for (i = 0; i < frames; i++)
+		ASSERT_EQ(0, vsw_send(&self->s, G(0), G(1)->mac, i, 60));
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "tx_peer_full") < 1);
+	EXPECT_LE(1, vsw_stat(&self->s, NULL, "tx_peer_full"));
+	EXPECT_LE(1, vsw_stat(&self->s, G(1)->path, "tx_retries"));
+	n = log_lines(&self->s, "tx_peer_full");
+	EXPECT_LE(1, n);
+	EXPECT_GE(1 + (int)((vsw_now_ms() - t0) / 1000), n);
+	/* nothing was lost: all of them come once it reads */
+	while (got < frames && vsw_recv(G(1)->fd, self->buf, sizeof(self->buf),
+					VSW_WAIT_MS) == 60)
+		EXPECT_EQ((uint32_t)got++, vsw_tag(self->buf));
+	EXPECT_EQ(frames, got);
+	EXPECT_EQ(0, vsw_stat(&self->s, G(1)->path, "tx_queue_full"));
+}
+
 /* ---- virtio-net headers negotiated on the --dgram socket --------------- */
 
 #define NEGO_HELLO	1
