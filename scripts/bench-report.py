@@ -41,6 +41,12 @@ G2G_VARIANTS = (("bridge", "Linux bridge, two taps"),
                 ("plain", "vecswitch, vnet=0"))
 
 
+LIGHT_PATHS = (("bridge", "two taps on a Linux bridge"),
+               ("dgram", "-netdev dgram to vecswitch --dgram"),
+               ("stream", "-netdev stream to vecswitch --stream"),
+               ("vhost", "-netdev vhost-user to vecswitch --vhost-user"))
+
+
 def ratio(a, b):
     if not a or not b or not b["value"]:
         return None
@@ -143,6 +149,24 @@ def ratios(recs):
                 if q is not None:
                     out.append({"what": f"2-CPU guests, {case}, --no-shortcut {q_}: {what}",
                                 "ratio": q})
+    # QEMU light guests: each path against the bridge (the median of the
+    # runs' own ratios), vhost-user against the datagram path
+    for p, what in LIGHT_PATHS[1:]:
+        r = find(recs, "light", "tcp-per-bridge", p)
+        if r is not None:
+            out.append({"what": f"light guests: {what} / Linux bridge", "ratio": r["value"]})
+    vh = find(recs, "light", "tcp", "vhost")
+    for other in ("dgram", "stream"):
+        ot = find(recs, "light", "tcp", other)
+        for q, what in ((ratio(vh, ot), f"--vhost-user / --{other}"),
+                        (ratio(field(ot, "switch_cpu_per_gbit"), field(vh, "switch_cpu_per_gbit")),
+                         f"switch CPU per Gbit, --{other} / --vhost-user")):
+            if q is not None:
+                out.append({"what": f"light guests: {what}", "ratio": q})
+    # plain peers: the switch's CPU per frame on --dgram over --stream
+    q = ratio(find(recs, "plain", "1514B", "dgram"), find(recs, "plain", "1514B", "stream"))
+    if q is not None:
+        out.append({"what": "switch CPU per plain frame, --dgram / --stream", "ratio": q})
     # a pinging pair beside a flooder: what the flood adds to its round trip
     for key, what in (("shortcut", "default options"), ("switched", "--no-shortcut")):
         q = ratio(find(recs, "flood", f"ping-rtt-flood-{key}", "pair"),
@@ -206,9 +230,37 @@ def report(recs, rat):
                   "with SMP it takes a lock inside a queue tap never allocates and the "
                   "guest dies when the device comes up. Ours runs on the SMP build, "
                   "with one CPU (no ncpus=)."]
+    lines += light_table(recs)
     lines += ["", "| comparison | ratio |", "| --- | --- |"]
     lines += [f"| {x['what']} | {x.get('note') or x['ratio']} |" for x in rat]
     return "\n".join(lines) + "\n"
+
+
+def light_table(recs):
+    """The light suite's paths side by side, [] when it did not run"""
+    rows = [(p, what, find(recs, "light", "tcp", p)) for p, what in LIGHT_PATHS]
+    if not any(r for _, _, r in rows):
+        return []
+    lines = ["", "## Light guests (two QEMU guests under TCG, iperf3 TCP)", "",
+             "/ bridge: the median of each run's rate against the bridge's in the same run. "
+             "CPU s/Gbit: CPU seconds per Gbit moved while the flow ran, of the switch and "
+             "of both QEMU processes. Rest of host: the CPU seconds everything else on the "
+             "host used during each flow (other work on a shared machine).", "",
+             "| path | Gbit/s (median) | runs, Gbit/s | / bridge | switch CPU s/Gbit "
+             "| QEMU CPU s/Gbit | rest of host, CPU s |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for p, what, r in rows:
+        if r is None:
+            continue
+        runs = " ".join(f"{v / 1e9:.2f}" for v in r.get("runs") or [])
+        rel = find(recs, "light", "tcp-per-bridge", p)
+        rel = "1" if p == "bridge" else blank(rel and rel["value"])
+        other = find(recs, "light", "host-other-cpu", p)
+        other = " ".join(f"{v}" for v in (other or {}).get("runs") or [])
+        lines.append(f"| {p}: {what} | {r['value'] / 1e9:.2f} | {runs} | {rel} "
+                     f"| {blank(r.get('switch_cpu_per_gbit'))} "
+                     f"| {blank(r.get('guest_cpu_per_gbit'))} | {other} |")
+    return lines
 
 
 def plots(recs, outdir):

@@ -27,7 +27,11 @@
 # fault), flood (a pinging pair beside a host process flooding the
 # switch's socket with broadcasts, against no flood, with and without
 # shortcut channels), mq (two-CPU guests with queues=1 against queues=2,
-# TCP and 64-byte UDP with four flows, on the bridge and vecswitch).
+# TCP and 64-byte UDP with four flows, on the bridge and vecswitch), light
+# (two QEMU light guests under TCG, TCP between them on a Linux bridge with
+# taps, on vecswitch's --dgram, --stream and --vhost-user; about 3.5
+# minutes at RUNS=3 SECS=5, skipped where QEMU is missing), plain (the
+# switch's CPU per plain 1514-byte frame on --dgram against --stream).
 #
 # Read size: with iperf3's default 128 KiB reads a receiving UML guest is
 # bound by its own iperf3's system calls (each one a round of ptrace
@@ -50,7 +54,7 @@ vecswitch=$build/vecswitch
 runs=${RUNS:-3}
 secs=${SECS:-5}
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(rate transports tunnels g2g small kernels idle vxlan faults flood mq)
+[ ${#suites[@]} -gt 0 ] || suites=(rate transports tunnels g2g small kernels idle vxlan faults flood mq light plain)
 vswblast=$build/vswblast
 
 mkdir -p "$out"
@@ -104,6 +108,10 @@ source "$top/scripts/bench/small.sh"
 source "$top/scripts/bench/flood.sh"
 # shellcheck source=bench/mq.sh
 source "$top/scripts/bench/mq.sh"
+# shellcheck source=bench/light.sh
+source "$top/scripts/bench/light.sh"
+# shellcheck source=bench/plain.sh
+source "$top/scripts/bench/plain.sh"
 
 [ "$(id -u)" -eq 0 ] || die "needs root (namespaces, tap devices)"
 [ -x "$ours" ] || die "no $ours (run 'make')"
@@ -111,8 +119,8 @@ source "$top/scripts/bench/mq.sh"
 : >"$out/rate.jsonl"
 for s in "${suites[@]}"; do
 	case "$s" in
-	rate|transports|tunnels|g2g|small|kernels|idle|vxlan|faults|flood|mq) "bench_$s" ;;
-	*) die "unknown suite '$s' (rate, transports, tunnels, g2g, small, kernels, idle, vxlan, faults, flood, mq)" ;;
+	rate|transports|tunnels|g2g|small|kernels|idle|vxlan|faults|flood|mq|light|plain) "bench_$s" ;;
+	*) die "unknown suite '$s' (rate, transports, tunnels, g2g, small, kernels, idle, vxlan, faults, flood, mq, light, plain)" ;;
 	esac
 done
 

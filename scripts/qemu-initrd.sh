@@ -8,6 +8,14 @@
 # kernel command line), printing VSW_INIT, VSW_UP and VSW_PING_OK on the
 # console.  Prints the kernel image to boot with it.
 #
+# With VSW_IPERF3=1 in the environment the initramfs also carries the
+# host's iperf3 and the shared libraries it loads (as ldd lists them),
+# for make bench's light suite; without it, it stays busybox alone.
+# At boot, VSW_PEER may be left out (no ping), and VSW_RUN on the kernel
+# command line (quoted, as VSW_RUN="cmd; cmd") is a shell command the
+# init runs in the background once eth0 is up and the ping is done.  The
+# guest powers itself off VSW_LIFE seconds after that (default 300).
+#
 # Exit: 0 built, 4 a prerequisite is missing (said on stderr), 1 failure.
 
 set -u
@@ -35,11 +43,29 @@ if ldd "$busybox" >/dev/null 2>&1; then
 	skip "$busybox is dynamically linked (install busybox-static)"
 fi
 
+iperf3=
+if [ "${VSW_IPERF3:-0}" = 1 ]; then
+	iperf3=$(command -v iperf3) || skip "iperf3 not installed"
+	command -v ldd >/dev/null || skip "ldd not installed"
+fi
+
 dir=$(mktemp -d /tmp/qemu-initrd.XXXXXX) || exit 1
 trap 'rm -rf "$dir"' EXIT
 root=$dir/root
-mkdir -p "$root"/bin "$root"/proc "$root"/sys "$root"/dev "$root"/lib
+mkdir -p "$root"/bin "$root"/proc "$root"/sys "$root"/dev "$root"/lib "$root"/tmp
 cp "$busybox" "$root/bin/busybox"
+
+# iperf3 and every library it loads, each at the path the host has it at
+# (the dynamic loader included)
+if [ -n "$iperf3" ]; then
+	cp "$iperf3" "$root/bin/iperf3" || exit 1
+	libs=$(ldd "$iperf3" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }')
+	[ -n "$libs" ] || { echo "no libraries listed for $iperf3" >&2; exit 1; }
+	for l in $libs; do
+		mkdir -p "$root/${l%/*}"
+		cp -L "$l" "$root/$l" || exit 1
+	done
+fi
 
 # virtio-net and what it needs, in load order; compressed modules unpacked
 : > "$root/modules.order"
@@ -72,15 +98,16 @@ ip link set eth0 up
 ip addr add "$VSW_IP/24" dev eth0
 echo VSW_UP
 n=0
-while [ "$n" -lt 90 ]; do
+while [ -n "${VSW_PEER:-}" ] && [ "$n" -lt 90 ]; do
 	if ping -c 1 -W 1 "$VSW_PEER" >/dev/null 2>&1; then
 		ping -c 3 -W 2 "$VSW_PEER" && echo VSW_PING_OK
 		break
 	fi
 	n=$((n + 1))
 done
+[ -z "${VSW_RUN:-}" ] || sh -c "$VSW_RUN" &
 # stay up for the peer, but not for ever
-sleep 300
+sleep "${VSW_LIFE:-300}"
 poweroff -f
 EOF
 chmod +x "$root/init"
