@@ -38,7 +38,8 @@ G2G_CASES = ["tcp-fwd", "tcp-fwd-1M"]
 G2G_VARIANTS = (("bridge", "Linux bridge, two taps"),
                 ("vecswitch", "vecswitch, default options"),
                 ("switched", "vecswitch --no-shortcut"),
-                ("plain", "vecswitch, vnet=0"))
+                ("plain", "vecswitch, vnet=0"),
+                ("virtio", "virtio_uml on --vhost-user"))
 
 
 LIGHT_PATHS = (("bridge", "two taps on a Linux bridge"),
@@ -108,7 +109,10 @@ def ratios(recs):
         br = find(recs, "g2g", case, "bridge")
         plain = find(recs, "g2g", case, "plain")
         switched = find(recs, "g2g", case, "switched")
+        virtio = find(recs, "g2g", case, "virtio")
         for a, b, what in ((sw, br, "vecswitch (default) / Linux bridge"),
+                           (virtio, br, "virtio_uml on --vhost-user / Linux bridge"),
+                           (virtio, sw, "virtio_uml on --vhost-user / vecN: (default)"),
                            (switched, br, "vecswitch --no-shortcut / Linux bridge"),
                            (sw, switched, "vecswitch: shortcut / --no-shortcut"),
                            (plain, br, "vecswitch, plain frames (vnet=0) / Linux bridge"),

@@ -14,7 +14,9 @@
 # bundled vector driver, both ways; tap also with iperf3 -l 1M), tunnels (gre, l2tpv3 and bess guest
 # to guest, ours against the bundled driver), g2g (the same two guests on
 # a Linux bridge with two taps, through vecswitch with default options,
-# and through vecswitch with plain frames, vnet=0; iperf3's default reads
+# and through vecswitch with plain frames, vnet=0, and the same two on
+# the stock virtio-net driver through virtio_uml and --vhost-user;
+# iperf3's default reads
 # and 1 MiB ones), small (the same guests and paths and --hub, 64-byte
 # UDP: frames a second received and the loss), idle (one pair's
 # throughput with idle guests attached, switch against --hub, and as a

@@ -16,7 +16,7 @@ bench_g2g() {
 	for r in $(seq 1 "$runs"); do
 		for c in tcp-fwd tcp-fwd-1M; do
 			flags=${cflags[$c]}
-			for v in bridge vecswitch switched plain; do
+			for v in bridge vecswitch switched plain virtio; do
 				say "g2g $c $v run $r/$runs"
 				pair_flags=$flags g2g_once "$v"
 				key="$c $v"

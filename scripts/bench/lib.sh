@@ -153,27 +153,33 @@ flow_client() {
 # kept in setup.log.
 # server_cmd ADDR [CLIENT_DIR]
 server_cmd() {
-	echo "ip addr add $1/24 dev vec0 && ip link set vec0 up && $(setup_cmd) &&
+	echo "ip addr add $1/24 dev ${pair_dev:-vec0} && ip link set ${pair_dev:-vec0} up && $(setup_cmd) &&
 	      { iperf3 -s -1 >/dev/null 2>&1 & touch ready; wait; }${2:+; $(flow_hold "$2")}"
 }
 setup_cmd() { echo "{ ${guest_setup:-true}; } >setup.log 2>&1"; }
 # client_cmd ADDR SERVER SERVER_DIR IPERF_FLAGS
 client_cmd() {
-	echo "ip addr add $1/24 dev vec0 && ip link set vec0 up && $(setup_cmd) &&
+	echo "ip addr add $1/24 dev ${pair_dev:-vec0} && ip link set ${pair_dev:-vec0} up && $(setup_cmd) &&
 	      for i in \$(seq 300); do [ -e $3/ready ] && break; sleep 0.1; done &&
 	      ping -c 1 -W 2 $2 >/dev/null;
 	      $(flow_client "iperf3 -c $2 -t $secs $4 -J >result.json")"
 }
 
 # pair_run KERNEL NET SERVER_VEC0 CLIENT_VEC0: guests srv (NET.1; in
-# $srv_ns when set) and cli (NET.2) boot and run one iperf3 flow; its rate
+# $srv_ns when set) and cli (NET.2) boot and run one iperf3 flow (over
+# $pair_dev, vec0 by default; a VEC0 of virtio_uml.device=... is passed
+# as it is, for eth0); its rate
 # goes to $pair_bps, and the CPU seconds per Gbit both guests used, and
 # the switch whose PID is $pair_switch if set, to $pair_gcpu and $pair_scpu
 pair_run() {
+	local sa="vec0:$3" ca="vec0:$4"
+
+	[[ $3 != virtio_uml.* ]] || sa=$3
+	[[ $4 != virtio_uml.* ]] || ca=$4
 	guest_ns=${srv_ns:-} bench_guest srv "$1" $((secs + 60)) "$(server_cmd "$2.1" "$work/cli")" \
-		-a "vec0:$3"
+		-a "$sa"
 	bench_guest cli "$1" $((secs + 60)) \
-		"$(client_cmd "$2.2" "$2.1" "$work/srv" "${pair_flags:-}")" -a "vec0:$4"
+		"$(client_cmd "$2.2" "$2.1" "$work/srv" "${pair_flags:-}")" -a "$ca"
 	flow_cpu "$work/cli" "${pids[-1]}" "srv cli" "${pair_switch:-}"
 	wait "${pids[-1]}" || true
 	wait "${pids[-2]}" || true
@@ -366,12 +372,15 @@ bench_switch() {
 #   switched   vecswitch --no-shortcut: every frame through the switch
 #   plain      vecswitch, the guests with vnet=0 (plain frames)
 #   hub        vecswitch --hub (no headers, every frame to every port)
+#   virtio     vecswitch --vhost-user, the guests on the stock virtio-net
+#              driver through virtio_uml (eth0) instead of vec0
 # With $pair_queues set, each guest's vec0 has that many queues (the
 # bridge's taps are multiqueue ones either way).
 # The rate goes to $pair_bps, the CPU per Gbit to $pair_gcpu, $pair_scpu.
 g2g_once() {
 	local sw='' a b t
 
+	pair_dev=vec0
 	netns_fresh
 	rm -rf "${work:?}"/*
 	case "$1" in
@@ -394,6 +403,12 @@ g2g_once() {
 		a="transport=unixdgram,path=$work/sw.sock,depth=128"
 		[ "$1" = plain ] && a+=",vnet=0"
 		b=$a ;;
+	virtio)
+		bench_switch "$ns" --vhost-user "$work/vh.sock"
+		sw=${pids[-1]}
+		a="virtio_uml.device=$work/vh.sock:1"
+		b=$a
+		pair_dev=eth0 ;;
 	esac
 	if [ -n "${pair_queues:-}" ]; then
 		a+=",queues=$pair_queues" b+=",queues=$pair_queues"

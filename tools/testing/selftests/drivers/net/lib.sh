@@ -149,7 +149,7 @@ start_switch() {
 	for a; do
 		case $prev in
 		--ctl) ctl=$a ;;
-		--dgram | --stream | --seqpacket | --vnet) first=${first:-$a} ;;
+		--dgram | --stream | --seqpacket | --vnet | --vhost-user) first=${first:-$a} ;;
 		esac
 		prev=$a
 	done
