@@ -6,8 +6,10 @@
 # dgram` (unix datagram, raw frames), one with `-netdev stream` (unix
 # stream, length-prefixed frames), one with `-netdev vhost-user` (its
 # virtio-net rings in shared memory). Each QEMU guest pings the UML guest,
-# and the UML guest pings all three back. Then the vhost-user QEMU is
-# killed with SIGKILL: the switch must let go of its memory and eventfds. The QEMU guests run the host's
+# and the UML guest pings all three back. The switch then restarts, and
+# the vhost-user QEMU must reconnect and send through the new one; then it
+# is killed with SIGKILL: the switch must let go of its memory and
+# eventfds. The QEMU guests run the host's
 # prebuilt distribution kernel and a busybox initramfs built here and now.
 #
 # Needs: $VECSWITCH (absolute path of the switch), qemu-system-x86_64, a
@@ -101,10 +103,14 @@ esac
 # ---- switch ---------------------------------------------------------------------
 
 # (no LD_PRELOAD: the kselftest runner's stdbuf would upset the ASan build)
-env -u LD_PRELOAD "$VECSWITCH" --dgram "$dir/sw-dgram.sock" --stream "$dir/sw-stream.sock" \
-	--vhost-user "$dir/sw-vhost.sock" --ctl "$dir/sw-ctl.sock" -v 2> "$dir/switch.log" &
-sw_pid=$!
-wait_log 10 "$dir/switch.log" "running" || { log "switch did not start"; exit 1; }
+# start_sw LOG: the switch, in the background, its pid in sw_pid
+start_sw() {
+	env -u LD_PRELOAD "$VECSWITCH" --dgram "$dir/sw-dgram.sock" --stream "$dir/sw-stream.sock" \
+		--vhost-user "$dir/sw-vhost.sock" --ctl "$dir/sw-ctl.sock" -v 2> "$1" &
+	sw_pid=$!
+	wait_log 10 "$1" "running"
+}
+start_sw "$dir/switch.log" || { log "switch did not start"; exit 1; }
 # eventfds the switch holds (its io_uring backend has one of its own)
 eventfds() { find "/proc/$sw_pid/fd" -lname 'anon_inode:\[eventfd\]' | wc -l; }
 own_eventfds=$(eventfds)
@@ -114,7 +120,7 @@ qemu_boot() {
 	"$QEMU" -accel "$2" -m 256 -smp 1 -nodefaults -no-reboot "${@:7}" \
 		-display none -monitor none -serial "file:$dir/$1.log" \
 		-kernel "$VSW_KERNEL" -initrd "$dir/initrd.gz" \
-		-append "console=ttyS0 panic=-1 loglevel=4 VSW_IP=$5 VSW_PEER=$6" \
+		-append "console=ttyS0 panic=-1 loglevel=4 VSW_IP=$5 VSW_PEER=$6 ${append_extra:-}" \
 		-netdev "$3" -device "virtio-net-pci,netdev=n0,mac=$4" \
 		2> "$dir/$1.qemu.log" &
 	qemu_pids+=("$!")
@@ -166,7 +172,9 @@ log "guests use $accel"
 
 qemu_boot a "$accel" "$net_a" 52:54:00:76:73:01 192.0.2.1 192.0.2.3
 qemu_boot b "$accel" "$net_b" 52:54:00:76:73:02 192.0.2.2 192.0.2.3
-qemu_boot c "$accel" "$net_c" 52:54:00:76:73:04 192.0.2.4 192.0.2.3 "${mem_c[@]}"
+# c keeps pinging after its check, so that it has frames to send later
+append_extra='VSW_RUN="ping -i 0.5 -w 280 192.0.2.3"' \
+	qemu_boot c "$accel" "$net_c" 52:54:00:76:73:04 192.0.2.4 192.0.2.3 "${mem_c[@]}"
 
 for g in a b c; do
 	if ! wait_log 240 "$dir/$g.log" VSW_UP; then
@@ -193,6 +201,33 @@ uml_pid=""
 
 env -u LD_PRELOAD "$VECSWITCH" ctl --ctl "$dir/sw-ctl.sock" ports | sed 's/^/#   /'
 env -u LD_PRELOAD "$VECSWITCH" ctl --ctl "$dir/sw-ctl.sock" fdb | sed 's/^/#   /'
+
+# The switch restarts: QEMU (reconnect=1) attaches again by itself, hands
+# over its memory and rings anew, and its frames flow through the new
+# switch (rx_frames of its new port, counted from zero)
+kill "$sw_pid"
+wait "$sw_pid"
+sw_rc=$?
+grep -qE 'Sanitizer|runtime error' "$dir/switch.log" && sw_rc=1
+mv "$dir/switch.log" "$dir/switch-1.log"
+start_sw "$dir/switch.log" || { log "switch did not restart"; exit 1; }
+own_eventfds=$(eventfds)
+vhost_rx() {
+	env -u LD_PRELOAD "$VECSWITCH" ctl --ctl "$dir/sw-ctl.sock" stats --json 2>/dev/null |
+		python3 -c 'import json,sys
+print(sum(p["rx_frames"] for p in json.load(sys.stdin)["ports"] if p["type"] == "vhost-user"))' 2>/dev/null
+}
+back=0
+for _ in $(seq 1 60); do
+	[ "$(vhost_rx)" -gt 2 ] 2>/dev/null && { back=1; break; }
+	sleep 0.5
+done
+if [ "$back" = 1 ] && [ "$sw_rc" -eq 0 ]; then
+	log "the vhost-user QEMU reconnected to the restarted switch and sends through it"
+else
+	log "the vhost-user QEMU did not come back through the restarted switch (first switch exit $sw_rc, frames $(vhost_rx))"
+	ok=0
+fi
 
 # A QEMU killed outright: its port goes, and with it every mapping of its
 # memory and every descriptor it handed over (its kick and call eventfds)
@@ -227,7 +262,7 @@ if [ "$sw_rc" -ne 0 ] ||
 fi
 if [ "$ok" -eq 4 ]; then
 	ret=0
-	log "PASS: QEMU dgram, stream and vhost-user guests and a UML guest ping each other"
+	log "PASS: QEMU dgram, stream and vhost-user guests and a UML guest ping each other; vhost-user reconnects and lets go"
 else
 	log "FAIL"
 fi
