@@ -2,9 +2,33 @@
 /*
  * vecnet: vector network devices for User Mode Linux, guest kernel side.
  *
- * The core (vecnet_kern.c) owns the net_device, the rings, NAPI and the
- * counters; a transport owns the host descriptors and whatever header
- * its frames carry on the wire.
+ * The files from the top down, each calling only files below it
+ * (scripts/vecnet-deps.py prints the calls; test_style.sh fails on a
+ * loop):
+ *	vecnet_mconsole.c	vecN: devices added and removed through mconsole
+ *	vecnet_dev.c		the devices: made from vecN: options, removed,
+ *				and the host's exit
+ *	vecnet_ethtool.c	ethtool
+ *	vecnet_unixdgram.c, vecnet_bess_fd.c, vecnet_raw.c, vecnet_tap.c,
+ *	vecnet_encap.c		the transports: the host descriptors and what
+ *				leads a frame on the wire (the core calls them
+ *				through struct vecnet_transport)
+ *	vecnet_kern.c		the core: up and down, queues, features,
+ *				interrupts and the NAPI poll, the peer's link
+ *	vecnet_rx.c		receive: a batch per host call, frames up
+ *	vecnet_nego.c		virtio-net headers agreed with the peer, and
+ *				further queues joined
+ *	vecnet_tx.c		transmit: queue choice, xmit, batches out,
+ *				backpressure, a peer lost
+ *	vecnet_chan.c		shortcut channels to other guests
+ *	vecnet_ring.c		the rings: their slots filled and emptied
+ *	vecnet_stats.c		the counters of ethtool -S
+ *	vecnet_parse.c		vecN: options
+ *	vecnet_user.c, vecnet_tap_user.c, vecnet_raw_user.c
+ *				the host side, against libc (vecnet_user.h)
+ * A frame out: the stack, vecnet_xmit, the queue's ring, one sendmmsg to
+ * the queue's descriptor or a channel.  A frame in: an interrupt, the
+ * core's NAPI poll, vecnet_rx, the stack.
  */
 #ifndef __UM_VECNET_H
 #define __UM_VECNET_H
@@ -53,6 +77,10 @@
 #define VECNET_CMSG_LEN		CMSG_SPACE(VECNET_CMSG_FDS * sizeof(int))
 /* Receive/transmit queue pairs a device has at most (queues=, ethtool -L) */
 #define VECNET_QUEUES_MAX	8
+/* A sender the host cannot wake tries again after 50 us, backing off */
+#define VECNET_RETRY_MIN_NS	(50 * NSEC_PER_USEC)
+/* A lost peer is looked for after 50 ms, backing off; a send resets it */
+#define VECNET_LINK_MIN_MS	50
 
 /* ---- options ---------------------------------------------------------- */
 
@@ -427,35 +455,75 @@ struct vecnet_dev {
 	struct vecnet_chan chan[VECNET_CHAN_MAX];
 };
 
-void vecnet_add_flags(struct vecnet_dev *vn, u32 flags);
-void vecnet_peer_lost(struct vecnet_dev *vn);
-void vecnet_xstats_add_n(struct vecnet_queue *q, enum vecnet_xstats_ctx ctx,
-			 size_t off, u64 n);
-void vecnet_xstats_add_tx(struct vecnet_queue *q, size_t off);
-#define vecnet_xs_off(ctr)	offsetof(struct vecnet_xstats, ctr)
-/* Count one event in counter @ctr of queue @q's context */
-#define vecnet_qcount_napi(q, ctr) \
-	vecnet_xstats_add_n(q, VECNET_XS_NAPI, vecnet_xs_off(ctr), 1)
-#define vecnet_qcount_tx(q, ctr) \
-	vecnet_xstats_add_tx(q, vecnet_xs_off(ctr))
-/* ...and of queue 0, where the negotiation, channels and link live */
-#define vecnet_count_napi(vn, ctr)	vecnet_qcount_napi(&(vn)->q[0], ctr)
-#define vecnet_count_tx(vn, ctr)	vecnet_qcount_tx(&(vn)->q[0], ctr)
-#define vecnet_count_link(vn, ctr) \
-	vecnet_xstats_add_n(&(vn)->q[0], VECNET_XS_LINK, vecnet_xs_off(ctr), 1)
+/* Queue 0's descriptors are the transport's vn->fd and vn->tx_fd */
+static inline int vecnet_q_fd(const struct vecnet_queue *q)
+{
+	return q->index ? q->fd : q->vn->fd;
+}
+
+static inline int vecnet_tx_fd(const struct vecnet_queue *q)
+{
+	if (!q->index && q->vn->tx_fd >= 0)
+		return q->vn->tx_fd;
+	return vecnet_q_fd(q);
+}
+
+/* ---- negotiation messages ------------------------------------------------ */
+
+/*
+ * 12 bytes, shorter than any Ethernet frame: "VECN", the version, the
+ * type, then by type flags and the largest frame taken (HELLO, MODE), a
+ * MAC address (CHAN, UNCHAN) or a cookie (QUEUES, JOIN).  vecnet_nego.c
+ * speaks them; vecnet_chan.c sends its own UNCHAN.
+ */
+#define VECNET_NEGO_LEN		12
+#define VECNET_NEGO_MAGIC	"VECN"
+#define VECNET_NEGO_MAGIC_LEN	4
+#define VECNET_NEGO_VERSION	1
+#define VECNET_NEGO_HELLO	1
+#define VECNET_NEGO_MODE	2
+#define VECNET_NEGO_CHAN	3
+#define VECNET_NEGO_UNCHAN	4
+#define VECNET_NEGO_QUEUES	5
+#define VECNET_NEGO_JOIN	6
+#define VECNET_NEGO_F_VNET	0x0001
+#define VECNET_NEGO_F_CHAN	0x0002
+#define VECNET_NEGO_F_MQ	0x0004
+#define VECNET_NEGO_COOKIE_LEN	6
+
+/* The first six bytes of a message of type @type */
+static inline void vecnet_nego_head(u8 *m, u8 type)
+{
+	memcpy(m, VECNET_NEGO_MAGIC, VECNET_NEGO_MAGIC_LEN);
+	m[4] = VECNET_NEGO_VERSION;
+	m[5] = type;
+}
+
+/* ---- what each file offers the files above it (the map at the top) ------- */
+
+/* vecnet_dev.c */
+int vecnet_device_add(const char *spec, struct vecnet_err *err);
+int vecnet_device_remove(u32 index, struct vecnet_err *err);
+
+/* vecnet_ethtool.c */
 void vecnet_set_ethtool_ops(struct net_device *dev);
+
+/* vecnet_tap.c: tap and hybrid */
+int vecnet_tap_attach(struct vecnet_dev *vn, const char *ifname, bool mq);
+int vecnet_tap_offload(int fd, netdev_features_t features);
+
+/* vecnet_kern.c */
+void vecnet_core_init(struct vecnet_dev *vn);
+void vecnet_run_dir_init(void);
+const char *vecnet_run_dir(void);
+void vecnet_add_flags(struct vecnet_dev *vn, u32 flags);
 void vecnet_spread_napi(struct net_device *dev);
 int vecnet_set_queues(struct net_device *dev, unsigned int n);
 void vecnet_close_fd(struct vecnet_dev *vn);
-/* tap and hybrid */
-int vecnet_tap_attach(struct vecnet_dev *vn, const char *ifname, bool mq);
-int vecnet_tap_offload(int fd, netdev_features_t features);
 int vecnet_replace_fd(struct vecnet_dev *vn, int fd);
 
-/* Called with queue 0's tx.lock held */
-void vecnet_tx_queue_raw(struct vecnet_dev *vn, struct sk_buff *skb);
-void vecnet_tx_drop_queued(struct vecnet_dev *vn);
-void vecnet_tx_kick_flush(struct vecnet_dev *vn);
+/* vecnet_rx.c */
+int vecnet_rx(struct vecnet_queue *q, int budget);
 
 /* vecnet_nego.c */
 int vecnet_nego_setup(struct vecnet_dev *vn, const char *val,
@@ -465,12 +533,20 @@ void vecnet_nego_stop(struct vecnet_dev *vn);
 void vecnet_nego_tick(struct vecnet_dev *vn);
 bool vecnet_nego_rx(struct vecnet_dev *vn, const u8 *m, unsigned int len);
 bool vecnet_nego_carrier_ok(const struct vecnet_dev *vn);
-int vecnet_nego_tx_hdr(struct vecnet_dev *vn, struct sk_buff *skb);
 bool vecnet_nego_plain(const struct vecnet_dev *vn);
-void vecnet_nego_unchan(struct vecnet_dev *vn, const u8 *mac);
 bool vecnet_nego_join_ack(struct vecnet_queue *q, const u8 *m,
 			  unsigned int len);
-/* Called with queue 0's tx.lock held: further queues joined, or not */
+
+/* vecnet_tx.c */
+void vecnet_xmit(struct sk_buff *skb, struct net_device *dev);
+u16 vecnet_select_queue(struct net_device *dev, struct sk_buff *skb,
+			struct net_device *sb_dev);
+void vecnet_tx_poll(struct vecnet_queue *q, bool resume);
+bool vecnet_peer_gone(const struct vecnet_dev *vn, int err);
+/* Called with queue 0's tx.lock held */
+void vecnet_peer_lost(struct vecnet_dev *vn);
+void vecnet_tx_kick_flush(struct vecnet_dev *vn);
+/* ...and further queues joined, or not */
 void vecnet_mq_join(struct vecnet_queue *q);
 void vecnet_mq_unjoin_all(struct vecnet_dev *vn);
 
@@ -491,8 +567,41 @@ void vecnet_chan_sent(struct vecnet_dev *vn, unsigned int idx);
 bool vecnet_chan_frame_ok(const struct vecnet_chan *c, const u8 *data,
 			  unsigned int len);
 
-int vecnet_device_add(const char *spec, struct vecnet_err *err);
-int vecnet_device_remove(u32 index, struct vecnet_err *err);
-const char *vecnet_run_dir(void);
+/* vecnet_ring.c */
+int vecnet_rings_alloc(struct vecnet_dev *vn);
+void vecnet_rings_free(struct vecnet_dev *vn);
+bool vecnet_rx_alloc_fails(void);
+struct sk_buff *vecnet_rx_skb(struct vecnet_queue *q, bool in_napi);
+void vecnet_rx_slot(struct vecnet_queue *q, unsigned int i);
+struct netdev_queue *vecnet_netdev_queue(const struct vecnet_queue *q);
+/* Called with the queue's tx.lock held */
+void vecnet_tx_slot(struct vecnet_queue *q, unsigned int slot,
+		    struct sk_buff *skb, bool hdr);
+void vecnet_tx_pop(struct vecnet_queue *q, bool sent);
+void vecnet_tx_drop_all(struct vecnet_queue *q);
+void vecnet_tx_check_full(struct vecnet_queue *q);
+/* ...with queue 0's */
+void vecnet_tx_unsteer(struct vecnet_queue *q, unsigned int chan);
+void vecnet_tx_queue_raw(struct vecnet_dev *vn, struct sk_buff *skb);
+void vecnet_tx_drop_queued(struct vecnet_dev *vn);
+
+/* vecnet_stats.c */
+void vecnet_xstats_add_n(struct vecnet_queue *q, enum vecnet_xstats_ctx ctx,
+			 size_t off, u64 n);
+void vecnet_xstats_add_tx(struct vecnet_queue *q, size_t off);
+void vecnet_qstats_add(struct vecnet_qstats *qs, unsigned int len);
+void vecnet_queue_sample(struct vecnet_xstats *xs, u64_stats_t *max,
+			 u64_stats_t *avg, unsigned int n);
+#define vecnet_xs_off(ctr)	offsetof(struct vecnet_xstats, ctr)
+/* Count one event in counter @ctr of queue @q's context */
+#define vecnet_qcount_napi(q, ctr) \
+	vecnet_xstats_add_n(q, VECNET_XS_NAPI, vecnet_xs_off(ctr), 1)
+#define vecnet_qcount_tx(q, ctr) \
+	vecnet_xstats_add_tx(q, vecnet_xs_off(ctr))
+/* ...and of queue 0, where the negotiation, channels and link live */
+#define vecnet_count_napi(vn, ctr)	vecnet_qcount_napi(&(vn)->q[0], ctr)
+#define vecnet_count_tx(vn, ctr)	vecnet_qcount_tx(&(vn)->q[0], ctr)
+#define vecnet_count_link(vn, ctr) \
+	vecnet_xstats_add_n(&(vn)->q[0], VECNET_XS_LINK, vecnet_xs_off(ctr), 1)
 
 #endif

@@ -57,14 +57,27 @@ static bool vecnet_chan_used(const struct vecnet_chan *c)
 }
 
 /*
+ * Tell the switch that our channel to @mac is closed, so that it forgets
+ * it and may offer a new one later.  Sent at once, ahead of the ring (a
+ * stalled channel leaves the ring full): it is no format marker.  When
+ * the host says "later", the switch learns it at our next HELLO.
+ */
+static void vecnet_chan_tell(struct vecnet_dev *vn, const u8 *mac)
+{
+	u8 m[VECNET_NEGO_LEN];
+
+	vecnet_nego_head(m, VECNET_NEGO_UNCHAN);
+	ether_addr_copy(m + 6, mac);
+	vecnet_user_send(vn->fd, m, sizeof(m));
+}
+
+/*
  * Called with tx.lock held: stop using channel @idx and close it soon;
  * @tell: the guest gives it up, and says so to the switch
  */
 static void vecnet_chan_drop(struct vecnet_dev *vn, unsigned int idx, bool tell)
 {
 	struct vecnet_chan *c = &vn->chan[idx];
-	struct vecnet_txq *tx = &vn->q[0].tx;
-	unsigned int i;
 
 	if (c->state != VECNET_CHAN_PENDING && c->state != VECNET_CHAN_ACTIVE)
 		return;
@@ -72,14 +85,9 @@ static void vecnet_chan_drop(struct vecnet_dev *vn, unsigned int idx, bool tell)
 		vn->nchan--;
 	WRITE_ONCE(c->state, VECNET_CHAN_DYING);
 	/* what waits for it goes to the switch, which forwards it */
-	for (i = 0; tx->chan && i < tx->count; i++) {
-		unsigned int slot = (tx->head + i) % vn->depth;
-
-		if (tx->chan[slot] == idx)
-			tx->chan[slot] = VECNET_CHAN_NONE;
-	}
+	vecnet_tx_unsteer(&vn->q[0], idx);
 	if (tell)
-		vecnet_nego_unchan(vn, c->mac);
+		vecnet_chan_tell(vn, c->mac);
 	schedule_work(&vn->chan_work);
 }
 
@@ -212,7 +220,7 @@ refuse:
 		vecnet_chan_drop_fd(vn, fd);
 	/* the switch would take the pair for joined until the other sends */
 	if (is_valid_ether_addr(mac) && !ether_addr_equal(mac, vn->dev->dev_addr))
-		vecnet_nego_unchan(vn, mac);
+		vecnet_chan_tell(vn, mac);
 }
 
 /* From NAPI, an UNCHAN message: the switch withdraws the channel */

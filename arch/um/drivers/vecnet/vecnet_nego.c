@@ -38,37 +38,15 @@
 
 #include <linux/skbuff.h>
 #include <linux/unaligned.h>
-#include <linux/virtio_net.h>
 #include "vecnet.h"
 #include "vecnet_user.h"
 
-#define VECNET_NEGO_LEN		12
-#define VECNET_NEGO_VERSION	1
-#define VECNET_NEGO_HELLO	1
-#define VECNET_NEGO_MODE	2
-#define VECNET_NEGO_CHAN	3
-#define VECNET_NEGO_UNCHAN	4
-#define VECNET_NEGO_QUEUES	5
-#define VECNET_NEGO_JOIN	6
-#define VECNET_NEGO_F_VNET	0x0001
-#define VECNET_NEGO_F_CHAN	0x0002
-#define VECNET_NEGO_F_MQ	0x0004
-#define VECNET_NEGO_COOKIE_LEN	6
 /* HELLOs sent, one per link check, before the peer counts as plain */
 #define VECNET_NEGO_TRIES	3
-
-static const u8 vecnet_nego_magic[4] = { 'V', 'E', 'C', 'N' };
 
 static bool vecnet_nego_wanted(const struct vecnet_dev *vn)
 {
 	return vn->vnet_want != VECNET_VNET_OFF;
-}
-
-static void vecnet_nego_head(u8 *m, u8 type)
-{
-	memcpy(m, vecnet_nego_magic, sizeof(vecnet_nego_magic));
-	m[4] = VECNET_NEGO_VERSION;
-	m[5] = type;
 }
 
 /*
@@ -91,21 +69,6 @@ static void vecnet_nego_queue(struct vecnet_dev *vn, u8 type, u16 flags)
 	put_unaligned_be16(flags, m + 6);
 	put_unaligned_be32(VECNET_GSO_FRAME, m + 8);
 	vecnet_tx_queue_raw(vn, skb);
-}
-
-/*
- * Tell the switch that our channel to @mac is closed, so that it forgets
- * it and may offer a new one later.  Sent at once, ahead of the ring (a
- * stalled channel leaves the ring full): it is no format marker.  When
- * the host says "later", the switch learns it at our next HELLO.
- */
-void vecnet_nego_unchan(struct vecnet_dev *vn, const u8 *mac)
-{
-	u8 m[VECNET_NEGO_LEN];
-
-	vecnet_nego_head(m, VECNET_NEGO_UNCHAN);
-	ether_addr_copy(m + 6, mac);
-	vecnet_user_send(vn->fd, m, sizeof(m));
 }
 
 /* Called with tx.lock held: our frames from here on carry headers */
@@ -159,7 +122,7 @@ bool vecnet_nego_join_ack(struct vecnet_queue *q, const u8 *m,
 	struct vecnet_dev *vn = q->vn;
 
 	if (len != VECNET_NEGO_LEN ||
-	    memcmp(m, vecnet_nego_magic, sizeof(vecnet_nego_magic)) ||
+	    memcmp(m, VECNET_NEGO_MAGIC, VECNET_NEGO_MAGIC_LEN) ||
 	    m[4] != VECNET_NEGO_VERSION || m[5] != VECNET_NEGO_JOIN)
 		return false;
 	spin_lock(&vn->q[0].tx.lock);
@@ -230,8 +193,8 @@ bool vecnet_nego_rx(struct vecnet_dev *vn, const u8 *m, unsigned int len)
 {
 	u16 flags;
 
-	if (len < sizeof(vecnet_nego_magic) ||
-	    memcmp(m, vecnet_nego_magic, sizeof(vecnet_nego_magic)))
+	if (len < VECNET_NEGO_MAGIC_LEN ||
+	    memcmp(m, VECNET_NEGO_MAGIC, VECNET_NEGO_MAGIC_LEN))
 		return false;
 	if (len != VECNET_NEGO_LEN || m[4] != VECNET_NEGO_VERSION ||
 	    m[5] < VECNET_NEGO_HELLO || m[5] > VECNET_NEGO_QUEUES ||
@@ -312,26 +275,6 @@ bool vecnet_nego_carrier_ok(const struct vecnet_dev *vn)
 	return vn->vnet_want != VECNET_VNET_ON || vn->nego_agreed;
 }
 
-/*
- * Called with tx.lock held, for a frame about to be queued: does it go
- * with a header (1) or without (0)?  A frame that still needs an offload
- * on a plain link (the link became plain after the stack's check) is
- * finished here, or, for a super-frame, refused: -EINVAL, and the caller
- * drops it.
- */
-int vecnet_nego_tx_hdr(struct vecnet_dev *vn, struct sk_buff *skb)
-{
-	if (!(vn->flags & VECNET_TF_NEGOTIATE))
-		return vn->tx_hdr_len ? 1 : 0;
-	if (vn->tx_vnet)
-		return 1;
-	if (skb_is_gso(skb))
-		return -EINVAL;
-	if (skb->ip_summed == CHECKSUM_PARTIAL && skb_checksum_help(skb))
-		return -EINVAL;
-	return 0;
-}
-
 /* No header on the link now: the stack does the offloads in software */
 bool vecnet_nego_plain(const struct vecnet_dev *vn)
 {
@@ -353,8 +296,6 @@ int vecnet_nego_setup(struct vecnet_dev *vn, const char *val,
 			       vn->cfg.index, val);
 		return -EINVAL;
 	}
-	if (vecnet_nego_wanted(vn))
-		vecnet_add_flags(vn, VECNET_TF_NEGOTIATE | VECNET_TF_RX_GSO);
 	return 0;
 }
 

@@ -90,6 +90,9 @@ static int vecnet_unixdgram_setup(struct vecnet_dev *vn,
 	}
 	if (vecnet_nego_setup(vn, vecnet_arg_str(args, "vnet"), err))
 		goto bad;
+	/* headers as the peer agrees, and its super-frames at any time */
+	if (vn->vnet_want != VECNET_VNET_OFF)
+		vecnet_add_flags(vn, VECNET_TF_NEGOTIATE | VECNET_TF_RX_GSO);
 	/* further queues join through the negotiation */
 	if (vn->cfg.queues > 1 && vn->vnet_want == VECNET_VNET_OFF) {
 		vecnet_err_set(err, "vec%u: option 'queues': needs vnet=auto or vnet=1",

@@ -1,15 +1,27 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The driver's sources pass checkpatch --strict, its directory builds
-# with W=1 without a single warning, and every shell script of the
-# project is clean for shellcheck -x.
+# The driver's files call each other one way only (no file calls back,
+# directly or around a loop, into a file that calls it: the layers of
+# the map at the top of vecnet.h), its sources pass checkpatch --strict,
+# its directory builds with W=1 without a single warning, and every
+# shell script of the project is clean for shellcheck -x.
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
+require_cmd python3
 
 tree=${VECNET_KTREE:-$(dirname "$(readlink -f "$VMLINUX")")}
 src=$VECNET_SRC/arch/um/drivers/vecnet
-[ -x "$tree/scripts/checkpatch.pl" ] || { echo "SKIP: no kernel tree"; exit "$ksft_skip"; }
+
+# the graph, and a cycle or the sign that it read nothing at its end
+python3 "$VECNET_SRC/scripts/vecnet-deps.py" --check "$src" 2>&1 | sed 's/^/# /'
+check_err "${PIPESTATUS[0]}" "the driver's files call in a loop, or none was read"
+
+if [ ! -x "$tree/scripts/checkpatch.pl" ]; then
+	[ "$RET" -eq 0 ] && { echo "SKIP: no kernel tree"; exit "$ksft_skip"; }
+	log_test "the driver's files call one way"
+	exit "$RET"
+fi
 
 # UNDOCUMENTED_SETUP: with -f, checkpatch only counts documentation
 # added in the same patch; patches/vecnet documents vec<n>: and
@@ -51,5 +63,5 @@ else
 	check_err 1 "shellcheck is not installed (make deps installs it)"
 fi
 
-log_test "checkpatch --strict, W=1, shellcheck"
+log_test "files call one way, checkpatch --strict, W=1, shellcheck"
 exit "$RET"

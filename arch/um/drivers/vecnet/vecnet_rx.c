@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vecnet: receive.  NAPI reads a batch of datagrams per host call from
+ * a queue's descriptor (on queue 0 also from each shortcut channel),
+ * takes what leads each frame (a virtio-net header, a negotiation
+ * message, a tunnel header) and hands the frames up the stack.  A
+ * buffer of up to VECNET_RX_SWAP_MAX bytes goes up as it is and is
+ * replaced; a super-frame sized one stays in the ring, and its frame is
+ * copied out.
+ */
+
+#include <linux/skbuff.h>
+#include <linux/virtio_net.h>
+#include <net/gso.h>
+#include "vecnet.h"
+#include "vecnet_user.h"
+
+static int vecnet_recv_batch(struct vecnet_queue *q, int fd, unsigned int n)
+{
+	if (q->vn->flags & VECNET_TF_CHARDEV)
+		return vecnet_user_readv_batch(fd, q->rx.msgs, n);
+	return vecnet_user_recvmmsg(fd, q->rx.msgs, n, !!q->rx.cmsgs);
+}
+
+/* A connection ended under receive (end of file, or a reset) */
+static void vecnet_rx_peer_lost(struct vecnet_dev *vn)
+{
+	spin_lock(&vn->q[0].tx.lock);
+	vecnet_peer_lost(vn);
+	spin_unlock(&vn->q[0].tx.lock);
+}
+
+/*
+ * A frame from a super-frame sized buffer (64 KiB), copied into an skb
+ * of its own size: the headers in the linear part, the rest in pages.
+ * Handing the buffer itself up would charge every socket that queues
+ * the frame 64 KiB whatever its length, which shrinks TCP's receive
+ * window, and take a large allocation per frame to refill the ring.
+ */
+static struct sk_buff *vecnet_rx_copy(struct vecnet_queue *q, const u8 *data,
+				      unsigned int len)
+{
+	struct vecnet_dev *vn = q->vn;
+	unsigned int head = len <= VECNET_RX_SWAP_MAX ? len : VECNET_RX_HEAD;
+	unsigned int off, f = 0;
+	struct sk_buff *skb;
+
+	if (vecnet_rx_alloc_fails())
+		return NULL;
+	skb = napi_alloc_skb(&q->napi, vn->cfg.headroom + head);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, vn->cfg.headroom);
+	skb_put_data(skb, data, head);
+	for (off = head; off < len; f++) {
+		unsigned int chunk = min_t(unsigned int, len - off, PAGE_SIZE);
+		struct page *page = dev_alloc_page();
+
+		if (!page || f == MAX_SKB_FRAGS) {
+			if (page)
+				__free_page(page);
+			dev_kfree_skb_any(skb);
+			return NULL;
+		}
+		memcpy(page_address(page), data + off, chunk);
+		skb_add_rx_frag(skb, f, page, 0, chunk, PAGE_SIZE);
+		off += chunk;
+	}
+	return skb;
+}
+
+/*
+ * The host's virtio-net header says what the frame still needs (a
+ * checksum to finish, segmentation for a super-frame) or that its
+ * checksum is already good.  One that does not fit the frame is the
+ * host's error, counted with the encapsulation errors.
+ */
+static int vecnet_rx_vnet_hdr(struct vecnet_queue *q, struct sk_buff *skb,
+			      const struct virtio_net_hdr *vh)
+{
+	struct vecnet_dev *vn = q->vn;
+
+	if (virtio_net_hdr_to_skb(skb, vh, virtio_legacy_is_little_endian())) {
+		vecnet_qcount_napi(q, rx_encaps_errors);
+		return -EINVAL;
+	}
+	/*
+	 * Only the host kernel (tap, raw) vouches for a checksum; a peer
+	 * guest on a negotiated link could claim anything
+	 */
+	if ((vh->flags & VIRTIO_NET_HDR_F_DATA_VALID) &&
+	    !(vn->flags & VECNET_TF_NEGOTIATE)) {
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+		vecnet_qcount_napi(q, rx_csum_offload_good);
+	}
+	return 0;
+}
+
+/* One frame, from its Ethernet header on, up the stack */
+static void vecnet_rx_up(struct vecnet_queue *q, struct sk_buff *skb)
+{
+	struct net_device *dev = q->vn->dev;
+	unsigned int len = skb->len;
+
+	skb->protocol = eth_type_trans(skb, dev);
+	skb_record_rx_queue(skb, q->index);
+	dev_dstats_rx_add(dev, len);
+	vecnet_qstats_add(&q->rx_stats, len);
+	napi_gro_receive(&q->napi, skb);
+}
+
+/*
+ * A super-frame while rx-gro-hw is off (ethtool -K, or generic XDP,
+ * which wants every frame as it was on the wire).  A tap is told not to
+ * send them, but a peer on a socket cannot be (raw; a unixdgram peer,
+ * which may be another guest), so they are cut here into the frames the
+ * sender's stack would have made without TSO, each with its checksum
+ * still left to finish as the super-frame's was.  virtio-net lets no
+ * super-frame go without that (NEEDS_CSUM), or the host's word that its
+ * checksum is good: one with neither is the peer's error.  Returns how
+ * many frames went up.
+ */
+static unsigned int vecnet_rx_segment(struct vecnet_queue *q,
+				      struct sk_buff *skb)
+{
+	struct net_device *dev = q->vn->dev;
+	struct sk_buff *segs, *next;
+	unsigned int n = 0;
+
+	if (skb->ip_summed == CHECKSUM_NONE)
+		goto bad;
+	skb->protocol = eth_type_trans(skb, dev);
+	/* a VLAN tag moves out of the frame, as the core's receive does */
+	if (eth_type_vlan(skb->protocol)) {
+		skb = skb_vlan_untag(skb);
+		if (!skb) {
+			dev_dstats_rx_dropped(dev);
+			return 0;
+		}
+	}
+	/* segmented from the Ethernet header on, as on transmit */
+	skb_reset_network_header(skb);
+	__skb_push(skb, ETH_HLEN);
+	segs = __skb_gso_segment(skb, NETIF_F_SG | NETIF_F_HW_CSUM, false);
+	if (IS_ERR_OR_NULL(segs))
+		goto bad;
+	consume_skb(skb);
+	skb_list_walk_safe(segs, skb, next) {
+		skb_mark_not_on_list(skb);
+		vecnet_rx_up(q, skb);
+		n++;
+	}
+	return n;
+
+bad:
+	vecnet_qcount_napi(q, rx_encaps_errors);
+	dev_kfree_skb_any(skb);
+	dev_dstats_rx_dropped(dev);
+	return 0;
+}
+
+static void vecnet_rx_drop(struct vecnet_queue *q, unsigned int i)
+{
+	dev_dstats_rx_dropped(q->vn->dev);
+	vecnet_rx_slot(q, i);
+}
+
+/*
+ * A negotiating link: a datagram shorter than a frame may be a message
+ * of the negotiation; one from a peer that agreed to headers has its
+ * header in front of the frame.  Returns the header's length, or -1 when
+ * the datagram was taken.
+ */
+static int vecnet_rx_nego(struct vecnet_queue *q, unsigned int i,
+			  unsigned int len, struct virtio_net_hdr *vh)
+{
+	const u8 *data = q->rx.skbs[i]->data;
+
+	if (unlikely(len < ETH_HLEN) && vecnet_nego_rx(q->vn, data, len)) {
+		vecnet_rx_slot(q, i);
+		return -1;
+	}
+	if (!READ_ONCE(q->vn->rx_vnet))
+		return 0;
+	if (len >= sizeof(*vh))
+		memcpy(vh, data, sizeof(*vh));
+	return sizeof(*vh);
+}
+
+/*
+ * A further queue of a negotiating link carries a header on every frame;
+ * its only other datagram is the switch's answer to its JOIN.  Returns
+ * the header's length, or -1 when the datagram was taken.
+ */
+static int vecnet_rx_mq(struct vecnet_queue *q, unsigned int i,
+			unsigned int len, struct virtio_net_hdr *vh)
+{
+	const u8 *data = q->rx.skbs[i]->data;
+
+	if (unlikely(len < sizeof(*vh) + ETH_HLEN)) {
+		if (vecnet_nego_join_ack(q, data, len)) {
+			vecnet_rx_slot(q, i);
+		} else {
+			DEV_STATS_INC(q->vn->dev, rx_length_errors);
+			vecnet_rx_drop(q, i);
+		}
+		return -1;
+	}
+	memcpy(vh, data, sizeof(*vh));
+	return sizeof(*vh);
+}
+
+/*
+ * A frame from shortcut channel @c: always with a header, and only from
+ * the address the channel is for.  Returns the header's length, or -1
+ * when the frame was dropped.
+ */
+static int vecnet_rx_chan(struct vecnet_queue *q, const struct vecnet_chan *c,
+			  unsigned int i, unsigned int len,
+			  struct virtio_net_hdr *vh)
+{
+	const u8 *data = q->rx.skbs[i]->data;
+
+	if (unlikely(!vecnet_chan_frame_ok(c, data, len))) {
+		vecnet_qcount_napi(q, rx_chan_bad);
+		vecnet_rx_drop(q, i);
+		return -1;
+	}
+	memcpy(vh, data, sizeof(*vh));
+	return sizeof(*vh);
+}
+
+/* The header in front of datagram @i: -1 when it was taken or dropped */
+static int vecnet_rx_inline_hdr(struct vecnet_queue *q,
+				const struct vecnet_chan *c, unsigned int i,
+				unsigned int len, struct virtio_net_hdr *vh)
+{
+	if (c)
+		return vecnet_rx_chan(q, c, i, len, vh);
+	if (q->index)
+		return vecnet_rx_mq(q, i, len, vh);
+	return vecnet_rx_nego(q, i, len, vh);
+}
+
+/*
+ * Datagram @i up the stack.  Returns how many frames beyond one it made
+ * (a super-frame cut while rx-gro-hw is off), for NAPI's budget.
+ */
+static unsigned int vecnet_rx_frame(struct vecnet_queue *q,
+				    const struct vecnet_chan *c, unsigned int i)
+{
+	struct user_msghdr *h = &q->rx.msgs[i].msg_hdr;
+	unsigned int len = q->rx.msgs[i].msg_len;
+	const struct virtio_net_hdr *vh = NULL;
+	struct vecnet_dev *vn = q->vn;
+	struct net_device *dev = vn->dev;
+	struct vecnet_rxq *rx = &q->rx;
+	struct virtio_net_hdr inline_hdr;
+	struct sk_buff *skb, *fresh;
+	unsigned int n;
+	int extra = 0;
+
+	if (unlikely(h->msg_flags & MSG_TRUNC)) {
+		vecnet_qcount_napi(q, rx_truncated);
+		DEV_STATS_INC(dev, rx_length_errors);
+		vecnet_rx_drop(q, i);
+		return 0;
+	}
+	if (vn->flags & VECNET_TF_VNET_HDR)
+		vh = (const void *)(rx->hdrs + i * vn->rx_hdr_len);
+	if (c || (vn->flags & VECNET_TF_NEGOTIATE)) {
+		extra = vecnet_rx_inline_hdr(q, c, i, len, &inline_hdr);
+		if (extra < 0)
+			return 0;
+		if (extra)
+			vh = &inline_hdr;
+	}
+	if (unlikely(len < vn->rx_hdr_len + extra + ETH_HLEN)) {
+		DEV_STATS_INC(dev, rx_length_errors);
+		vecnet_rx_drop(q, i);
+		return 0;
+	}
+	if (vn->transport->verify_header) {
+		extra = vn->transport->verify_header(vn,
+						     rx->hdrs + i * vn->rx_hdr_len,
+						     rx->skbs[i]->data, len,
+						     rx->names ?
+						     rx->names + i * vn->name_len :
+						     NULL);
+		if (extra < 0 || len < vn->rx_hdr_len + extra + ETH_HLEN) {
+			vecnet_qcount_napi(q, rx_encaps_errors);
+			vecnet_rx_drop(q, i);
+			return 0;
+		}
+	}
+
+	len -= vn->rx_hdr_len;
+	if (rx->buf_len > VECNET_RX_SWAP_MAX) {
+		/* A super-frame buffer stays in the ring; the frame is copied */
+		skb = vecnet_rx_copy(q, rx->skbs[i]->data + extra, len - extra);
+		vecnet_rx_slot(q, i);
+		if (unlikely(!skb)) {
+			vecnet_qcount_napi(q, rx_alloc_failed);
+			dev_dstats_rx_dropped(dev);
+			return 0;
+		}
+	} else {
+		/* Refill first: without a fresh buffer the frame is dropped */
+		fresh = vecnet_rx_skb(q, true);
+		if (unlikely(!fresh)) {
+			vecnet_qcount_napi(q, rx_alloc_failed);
+			vecnet_rx_drop(q, i);
+			return 0;
+		}
+		skb = rx->skbs[i];
+		rx->skbs[i] = fresh;
+		vecnet_rx_slot(q, i);
+		skb_put(skb, len);
+		if (extra)
+			__skb_pull(skb, extra);
+	}
+	if (vh && vecnet_rx_vnet_hdr(q, skb, vh)) {
+		dev_kfree_skb_any(skb);
+		dev_dstats_rx_dropped(dev);
+		return 0;
+	}
+	if (unlikely(skb_is_gso(skb)) && !(dev->features & NETIF_F_GRO_HW)) {
+		n = vecnet_rx_segment(q, skb);
+		return n ? n - 1 : 0;
+	}
+	vecnet_rx_up(q, skb);
+	return 0;
+}
+
+/*
+ * Descriptors that came with datagram @i: a channel's, or unwanted.
+ * Returns what vecnet_rx_frame() does.
+ */
+static unsigned int vecnet_rx_one(struct vecnet_queue *q,
+				  const struct vecnet_chan *c, unsigned int i)
+{
+	struct vecnet_dev *vn = q->vn;
+	unsigned int dropped = 0, more;
+
+	/* only queue 0 has room for them: the switch hands channels there */
+	if (q->index || likely(!q->rx.msgs[i].msg_hdr.msg_controllen))
+		return vecnet_rx_frame(q, c, i);
+	vn->rx_fd_in = vecnet_user_msg_fd(&q->rx.msgs[i], &dropped);
+	if (unlikely(dropped))
+		vecnet_xstats_add_n(q, VECNET_XS_NAPI,
+				    vecnet_xs_off(rx_fds_dropped), dropped);
+	/* a CHAN message from the switch takes it (vecnet_nego_rx) */
+	more = vecnet_rx_frame(q, c, i);
+	if (unlikely(vn->rx_fd_in >= 0)) {
+		vecnet_chan_drop_fd(vn, vn->rx_fd_in);
+		vn->rx_fd_in = -1;
+	}
+	return more;
+}
+
+/* Receive from @fd, the queue's or channel @c's, up to @budget frames */
+static int vecnet_rx_fd(struct vecnet_queue *q, int fd,
+			const struct vecnet_chan *c, int budget)
+{
+	struct vecnet_xstats *xs = &q->xstats[VECNET_XS_NAPI];
+	struct vecnet_dev *vn = q->vn;
+	bool eof = false;
+	int done = 0;
+
+	while (done < budget) {
+		unsigned int want = min_t(unsigned int, budget - done,
+					  vn->batch);
+		unsigned int more = 0;
+		int ret, i;
+
+		ret = vecnet_recv_batch(q, fd, want);
+		vecnet_qcount_napi(q, rx_kicks);
+		if (ret == -EAGAIN || ret == 0)
+			break;
+		if (vn->conn && !c && vecnet_peer_gone(vn, ret)) {
+			vecnet_rx_peer_lost(vn);
+			break;
+		}
+		if (ret < 0) {
+			/* counted as work, so a stuck error cannot spin here */
+			vecnet_qcount_napi(q, rx_transient_errors);
+			done++;
+			continue;
+		}
+		vecnet_queue_sample(xs, &xs->rx_queue_max,
+				    &xs->rx_queue_running_average, ret);
+		if (c)
+			vecnet_xstats_add_n(q, VECNET_XS_NAPI,
+					    vecnet_xs_off(rx_chan_frames), ret);
+		for (i = 0; i < ret; i++) {
+			/* a connection's end of file reads as empty records */
+			if (unlikely(!q->rx.msgs[i].msg_len && vn->conn)) {
+				vecnet_rx_slot(q, i);
+				eof = true;
+				continue;
+			}
+			more += vecnet_rx_one(q, c, i);
+		}
+		/* the budget counts frames up the stack, cut ones each */
+		done = min_t(int, done + ret + more, budget);
+		if (unlikely(eof)) {
+			vecnet_rx_peer_lost(vn);
+			break;
+		}
+		/*
+		 * Short means empty for now.  A frame that lands after this
+		 * raises a new edge, and napi_schedule() during the poll
+		 * makes NAPI poll again.
+		 */
+		if (ret < want)
+			break;
+	}
+	return done;
+}
+
+int vecnet_rx(struct vecnet_queue *q, int budget)
+{
+	int done = vecnet_rx_fd(q, vecnet_q_fd(q), NULL, budget);
+	struct vecnet_dev *vn = q->vn;
+	unsigned int i;
+
+	/* the channels are queue 0's */
+	if (!vn->chan_want || q->index)
+		return done;
+	/* vecnet_chan.c closes a channel only after a grace period */
+	rcu_read_lock();
+	for (i = 0; i < VECNET_CHAN_MAX && done < budget; i++) {
+		const struct vecnet_chan *c = &vn->chan[i];
+
+		/* pairs with the release in vecnet_chan_work(): fd is set */
+		if (smp_load_acquire(&c->state) == VECNET_CHAN_ACTIVE)
+			done += vecnet_rx_fd(q, c->fd, c, budget - done);
+	}
+	rcu_read_unlock();
+	return done;
+}

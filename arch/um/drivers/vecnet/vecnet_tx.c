@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vecnet: transmit.  xmit queues each frame in its queue's ring, with
+ * a virtio-net header where the link takes one, and sends a batch per
+ * host call: at once, when the ring is full, or after tx-usecs.  A full
+ * ring stops the stack's queue, and "later" from the host leaves the
+ * frames where they are until the write interrupt or the retry timer
+ * brings NAPI back (vecnet_tx_poll): nothing is dropped for lack of
+ * room.  On queue 0 a frame may go to a shortcut channel instead of the
+ * switch.  Which queues take frames (vn->live), and what a lost peer
+ * costs the rings, are here too.
+ */
+
+#include <linux/skbuff.h>
+#include <linux/virtio_net.h>
+#include "vecnet.h"
+#include "vecnet_user.h"
+
+/* Retry timer for a sender the host cannot wake: up to 5 ms */
+#define VECNET_RETRY_MAX_NS	(5 * NSEC_PER_MSEC)
+/* adaptive-tx: frames of at most this many bytes are held... */
+#define VECNET_ADAPT_SMALL	256
+/* ...this long when tx-usecs is 0 */
+#define VECNET_ADAPT_USECS	50
+#define VECNET_EINTR_TRIES	4
+
+/* ---- the peer, and the queues that take frames ------------------------- */
+
+/* A host call's @err: the peer is gone (else frames were refused) */
+bool vecnet_peer_gone(const struct vecnet_dev *vn, int err)
+{
+	switch (err) {
+	case -ECONNREFUSED:	/* the peer's socket closed */
+	case -ENOTCONN:		/* after the host dissolved our connection */
+	case -EDESTADDRREQ:
+	case -ENOENT:		/* nothing at the path */
+	case -EPERM:		/* the peer is connected to someone else */
+		return true;
+	case -EPIPE:		/* a connection (bess, fd) the peer closed */
+	case -ECONNRESET:
+		/* on a datagram socket: frames were lost, the peer is there */
+		return vn->conn;
+	}
+	return false;
+}
+
+/*
+ * Called with queue 0's tx.lock held: run @fn on every further queue,
+ * under its own tx.lock, which nests inside queue 0's
+ */
+static void vecnet_for_further_queues(struct vecnet_dev *vn,
+				      void (*fn)(struct vecnet_queue *q))
+{
+	unsigned int i;
+
+	lockdep_assert_held(&vn->q[0].tx.lock);
+	for (i = 1; i < vn->nq; i++) {
+		struct vecnet_queue *q = &vn->q[i];
+
+		spin_lock_nested(&q->tx.lock, SINGLE_DEPTH_NESTING);
+		fn(q);
+		spin_unlock(&q->tx.lock);
+	}
+}
+
+/* Called with tx.lock held: the queue takes frames again, or not */
+static void vecnet_q_live(struct vecnet_queue *q, bool live)
+{
+	struct vecnet_dev *vn = q->vn;
+
+	if (live)
+		set_bit(q->index, &vn->live);
+	else
+		clear_bit(q->index, &vn->live);
+}
+
+static void vecnet_q_unjoin(struct vecnet_queue *q)
+{
+	/* further unixdgram queues wait to be joined again */
+	if (q->vn->flags & VECNET_TF_NEGOTIATE) {
+		vecnet_q_live(q, false);
+		q->vn->mq_cookie_ok = false;
+	}
+	vecnet_tx_drop_all(q);
+}
+
+/* Called with queue 0's tx.lock held, from xmit, NAPI or the link work */
+void vecnet_peer_lost(struct vecnet_dev *vn)
+{
+	struct vecnet_queue *q0 = &vn->q[0];
+
+	if (vn->chan_want)
+		vecnet_chan_kill_all(vn);
+	vecnet_tx_drop_all(q0);
+	vecnet_for_further_queues(vn, vecnet_q_unjoin);
+	/* whoever answers next is asked for headers anew */
+	vn->nego_tries = 0;
+	if (!netif_carrier_ok(vn->dev))
+		return;
+	netif_carrier_off(vn->dev);
+	vecnet_count_tx(vn, peer_lost);
+	netdev_info(vn->dev, "peer gone, carrier off\n");
+	/* without a carrier, the link check runs on its own schedule */
+	if (vn->transport->probe_peer)
+		mod_delayed_work(system_wq, &vn->link_work,
+				 msecs_to_jiffies(vn->link_backoff_ms));
+}
+
+/* Called with queue 0's tx.lock held: queue @q takes frames from now on */
+void vecnet_mq_join(struct vecnet_queue *q)
+{
+	lockdep_assert_held(&q->vn->q[0].tx.lock);
+	spin_lock_nested(&q->tx.lock, SINGLE_DEPTH_NESTING);
+	vecnet_q_live(q, true);
+	spin_unlock(&q->tx.lock);
+}
+
+/* Called with queue 0's tx.lock held: the further queues wait again */
+void vecnet_mq_unjoin_all(struct vecnet_dev *vn)
+{
+	vecnet_for_further_queues(vn, vecnet_q_unjoin);
+}
+
+/* ---- sending ----------------------------------------------------------- */
+
+static int vecnet_send_batch(struct vecnet_queue *q, u8 chan,
+			     unsigned int first, unsigned int n)
+{
+	struct vecnet_dev *vn = q->vn;
+
+	if (vn->flags & (VECNET_TF_CHARDEV | VECNET_TF_TX_CHARDEV))
+		return vecnet_user_writev_batch(vecnet_tx_fd(q),
+						&q->tx.msgs[first], n);
+	if (chan != VECNET_CHAN_NONE)
+		return vecnet_user_sendmmsg(vn->chan[chan].fd,
+					    &q->tx.msgs[first], n);
+	return vecnet_user_sendmmsg(vecnet_q_fd(q), &q->tx.msgs[first], n);
+}
+
+static void vecnet_tx_wait(struct vecnet_queue *q)
+{
+	hrtimer_start(&q->retry_timer, ns_to_ktime(q->retry_ns),
+		      HRTIMER_MODE_REL);
+	q->retry_ns = min_t(u64, q->retry_ns * 2, VECNET_RETRY_MAX_NS);
+}
+
+/*
+ * A further queue found the peer gone: it drops what it holds, and the
+ * link work, which may take queue 0's lock, says so for the device
+ */
+static void vecnet_q_peer_gone(struct vecnet_queue *q)
+{
+	struct vecnet_dev *vn = q->vn;
+
+	vecnet_tx_drop_all(q);
+	if (vn->transport->probe_peer)
+		mod_delayed_work(system_wq, &vn->link_work, 0);
+}
+
+/*
+ * Send what the ring holds.  Never drops for lack of room: "later"
+ * from the host leaves the frames queued and the write interrupt or
+ * the retry timer brings NAPI back to send them.
+ */
+static void vecnet_tx_flush(struct vecnet_queue *q)
+{
+	struct vecnet_xstats *xs = &q->xstats[VECNET_XS_TX];
+	bool armed = READ_ONCE(q->tx_blocked);
+	struct vecnet_dev *vn = q->vn;
+	struct vecnet_txq *tx = &q->tx;
+	unsigned int eintr = 0;
+
+	if (READ_ONCE(vn->tx_adaptive))
+		q->last_flush_ns = ktime_get_ns();
+	while (tx->count) {
+		unsigned int n = min(tx->count, vn->depth - tx->head);
+		u8 chan = VECNET_CHAN_NONE;
+		int ret, i;
+
+		if (!vn->cfg.vec)
+			n = 1;
+		/* one call sends to one descriptor: a run of the same */
+		if (tx->chan) {
+			chan = tx->chan[tx->head];
+			for (i = 1; i < n; i++)
+				if (tx->chan[(tx->head + i) % vn->depth] != chan)
+					break;
+			n = i;
+		}
+		ret = vecnet_send_batch(q, chan, tx->head, n);
+		vecnet_qcount_tx(q, tx_kicks);
+		if (ret > 0) {
+			vecnet_queue_sample(xs, &xs->tx_queue_max,
+					    &xs->tx_queue_running_average,
+					    ret);
+			if (chan != VECNET_CHAN_NONE) {
+				vecnet_chan_sent(vn, chan);
+				vecnet_xstats_add_n(q, VECNET_XS_TX,
+						    vecnet_xs_off(tx_chan_frames),
+						    ret);
+			}
+			for (i = 0; i < ret; i++)
+				vecnet_tx_pop(q, true);
+			if (armed) {
+				WRITE_ONCE(q->tx_blocked, false);
+				armed = false;
+				vecnet_qcount_tx(q, tx_restart_queue);
+			}
+			q->retry_ns = VECNET_RETRY_MIN_NS;
+			vn->link_backoff_ms = VECNET_LINK_MIN_MS;
+			continue;
+		}
+		/* the channel's frames go to the switch instead */
+		if (chan != VECNET_CHAN_NONE &&
+		    vecnet_chan_send_failed(vn, chan, ret))
+			continue;
+		if (ret == -EAGAIN || ret == -ENOBUFS) {
+			if (ret == -EAGAIN)
+				vecnet_qcount_tx(q, tx_eagain);
+			else
+				vecnet_qcount_tx(q, tx_enobufs);
+			/*
+			 * Flag first, then try once more: a wakeup between
+			 * the failed send and the flag would otherwise be
+			 * ignored by the write interrupt.
+			 */
+			if (!armed) {
+				WRITE_ONCE(q->tx_blocked, true);
+				armed = true;
+				continue;
+			}
+			vecnet_tx_wait(q);
+			return;
+		}
+		if (ret == -EINTR || ret == -ECONNRESET) {
+			vecnet_qcount_tx(q, tx_eintr);
+			if (++eintr < VECNET_EINTR_TRIES)
+				continue;
+			WRITE_ONCE(q->tx_blocked, true);
+			vecnet_tx_wait(q);
+			return;
+		}
+		if (vecnet_peer_gone(vn, ret)) {
+			if (q->index)
+				vecnet_q_peer_gone(q);
+			else
+				vecnet_peer_lost(vn);
+			return;
+		}
+		/* This frame cannot go (EMSGSIZE and the like); the rest may */
+		net_warn_ratelimited("%s: dropped a frame the host refused: %d\n",
+				     vn->dev->name, ret);
+		DEV_STATS_INC(vn->dev, tx_errors);
+		vecnet_tx_pop(q, false);
+	}
+}
+
+/* Called with queue 0's tx.lock held: send now, unless the host said "later" */
+void vecnet_tx_kick_flush(struct vecnet_dev *vn)
+{
+	struct vecnet_queue *q = &vn->q[0];
+
+	if (q->tx.count && !READ_ONCE(q->tx_blocked))
+		vecnet_tx_flush(q);
+}
+
+/*
+ * From NAPI: send what the ring holds, unless the host said "later" and
+ * neither it nor a timer has said to try again since (@resume), and let
+ * the stack's queue run again once the ring has room
+ */
+void vecnet_tx_poll(struct vecnet_queue *q, bool resume)
+{
+	struct netdev_queue *txq = vecnet_netdev_queue(q);
+	struct vecnet_dev *vn = q->vn;
+	struct vecnet_txq *tx = &q->tx;
+
+	spin_lock(&tx->lock);
+	if (tx->count && (!READ_ONCE(q->tx_blocked) || resume))
+		vecnet_tx_flush(q);
+	if (netif_tx_queue_stopped(txq) && tx->count < vn->depth &&
+	    netif_carrier_ok(vn->dev)) {
+		netif_tx_wake_queue(txq);
+		vecnet_qcount_tx(q, tx_flow_control_xon);
+	}
+	spin_unlock(&tx->lock);
+}
+
+/* ---- xmit -------------------------------------------------------------- */
+
+/* The offloads the guest leaves to the host travel in a virtio-net header */
+static int vecnet_tx_header(struct vecnet_dev *vn, struct sk_buff *skb,
+			    void *hdr)
+{
+	if (vn->transport->build_header)
+		return vn->transport->build_header(vn, skb, hdr);
+	return virtio_net_hdr_from_skb(skb, hdr,
+				       virtio_legacy_is_little_endian(),
+				       false, 0);
+}
+
+/*
+ * Called with tx.lock held, for a frame about to be queued: does it go
+ * with a header (1) or without (0)?  On a negotiating link that is as
+ * agreed with the peer (vn->tx_vnet, vecnet_nego.c).  A frame that still
+ * needs an offload on a plain link (the link became plain after the
+ * stack's check) is finished here, or, for a super-frame, refused:
+ * -EINVAL, and the caller drops it.
+ */
+static int vecnet_tx_hdr_wanted(struct vecnet_dev *vn, struct sk_buff *skb)
+{
+	if (!(vn->flags & VECNET_TF_NEGOTIATE))
+		return vn->tx_hdr_len ? 1 : 0;
+	if (vn->tx_vnet)
+		return 1;
+	if (skb_is_gso(skb))
+		return -EINVAL;
+	if (skb->ip_summed == CHECKSUM_PARTIAL && skb_checksum_help(skb))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Called with tx.lock held: with a header or not (0/1), or -1 to drop.
+ * A further queue of a negotiating link always has one, and takes
+ * frames only while joined.
+ */
+static int vecnet_xmit_hdr(struct vecnet_queue *q, struct sk_buff *skb)
+{
+	struct vecnet_dev *vn = q->vn;
+
+	if (!q->index || !(vn->flags & VECNET_TF_NEGOTIATE))
+		return vecnet_tx_hdr_wanted(vn, skb);
+	return test_bit(q->index, &vn->live) ? 1 : -1;
+}
+
+/*
+ * Called with tx.lock held: how long the ring may wait for more frames
+ * before it is sent.  tx-usecs holds every batch that long.  With
+ * adaptive-tx on, the hold is tx-usecs, or VECNET_ADAPT_USECS when that
+ * is 0, and only a small frame that comes within one hold of the last
+ * send waits: a stream of small frames then leaves many to a call, where
+ * each would otherwise take one; a large frame, or one after a pause,
+ * goes at once.
+ */
+static u32 vecnet_tx_hold_usecs(struct vecnet_queue *q,
+				const struct sk_buff *skb)
+{
+	struct vecnet_dev *vn = q->vn;
+	u32 usecs = READ_ONCE(vn->tx_usecs);
+
+	if (!READ_ONCE(vn->tx_adaptive))
+		return usecs;
+	usecs = usecs ?: VECNET_ADAPT_USECS;
+	if (skb->len > VECNET_ADAPT_SMALL ||
+	    ktime_get_ns() - q->last_flush_ns > (u64)usecs * NSEC_PER_USEC)
+		return 0;
+	return usecs;
+}
+
+/* From ndo_start_xmit: takes the frame in every case, queued or dropped */
+void vecnet_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+	u16 qi = skb_get_queue_mapping(skb);
+	struct vecnet_queue *q;
+	struct vecnet_txq *tx;
+	unsigned int slot;
+	int hdr;
+
+	if (unlikely(!netif_carrier_ok(dev))) {
+		DEV_STATS_INC(dev, tx_carrier_errors);
+		goto drop;
+	}
+	/* the stack picks among the real queues, which are the open ones */
+	q = &vn->q[qi < vn->nq ? qi : 0];
+	tx = &q->tx;
+	spin_lock(&tx->lock);
+	if (skb_shinfo(skb)->nr_frags)
+		vecnet_qcount_tx(q, sg_ok);
+	slot = (tx->head + tx->count) % vn->depth;
+	hdr = vecnet_xmit_hdr(q, skb);
+	if (hdr < 0 || (hdr &&
+			vecnet_tx_header(vn, skb, tx->hdrs + slot * vn->tx_hdr_len))) {
+		spin_unlock(&tx->lock);
+		DEV_STATS_INC(dev, tx_errors);
+		goto drop;
+	}
+	/*
+	 * A slow peer can keep a frame in the ring for long; it must not
+	 * stay charged to the sending socket, or that socket stalls on its
+	 * send buffer.  The ring's depth bounds what is held.
+	 */
+	skb_orphan(skb);
+	tx->skbs[slot] = skb;
+	vecnet_tx_slot(q, slot, skb, hdr);
+	if (tx->chan)
+		tx->chan[slot] = vn->nchan && hdr ? vecnet_chan_pick(vn, skb) :
+						    VECNET_CHAN_NONE;
+	tx->count++;
+	skb_tx_timestamp(skb);
+
+	if (tx->count == vn->depth) {
+		if (!READ_ONCE(q->tx_blocked))
+			vecnet_tx_flush(q);
+		vecnet_tx_check_full(q);
+	} else if (!netdev_xmit_more() && !READ_ONCE(q->tx_blocked)) {
+		u32 usecs = vecnet_tx_hold_usecs(q, skb);
+
+		if (!usecs)
+			vecnet_tx_flush(q);
+		else if (!hrtimer_is_queued(&q->tx_timer))
+			hrtimer_start(&q->tx_timer, ns_to_ktime((u64)usecs * NSEC_PER_USEC),
+				      HRTIMER_MODE_REL);
+	}
+	spin_unlock(&tx->lock);
+	return;
+
+drop:
+	dev_dstats_tx_dropped(dev);
+	dev_kfree_skb_any(skb);
+}
+
+/*
+ * Which queue a frame goes out on.  A frame for a shortcut channel takes
+ * queue 0, which holds the channels; the others go by flow (XPS where it
+ * is set, else the skb hash) over the queues that take frames now.
+ */
+u16 vecnet_select_queue(struct net_device *dev, struct sk_buff *skb,
+			struct net_device *sb_dev)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+	unsigned long live = READ_ONCE(vn->live);
+	unsigned int n, k, i;
+
+	if (dev->real_num_tx_queues == 1 || live == BIT(0))
+		return 0;
+	if (READ_ONCE(vn->nchan) && vecnet_chan_dest(vn, skb))
+		return 0;
+	if (live == GENMASK(dev->real_num_tx_queues - 1, 0))
+		return netdev_pick_tx(dev, skb, sb_dev);
+	n = hweight_long(live);
+	k = reciprocal_scale(skb_get_hash(skb), n);
+	for_each_set_bit(i, &live, VECNET_QUEUES_MAX)
+		if (!k--)
+			return i;
+	return 0;
+}
