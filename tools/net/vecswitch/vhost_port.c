@@ -435,6 +435,8 @@ void vs_vhost_input(struct vs_switch *sw, struct vs_port *p)
 void vs_vhost_kick(struct vs_switch *sw, struct vs_port *p, unsigned int q)
 {
 	vs_vq_drain_kick(p->vh, q);
+	if (gone(sw, p))
+		return;
 	if (q == VS_VH_TXQ)
 		tx_poll(sw, p);
 	else if (p->txq.count)

@@ -245,7 +245,15 @@ bool vs_vq_drain_kick(struct vs_vhost *v, unsigned int q)
 		return false;
 	/* an eventfd gives its count at once; a pipe holds up to 64 KiB */
 	for (i = 0; i < 16; i++) {
-		if (read(v->vq[q].kick_fd, buf, sizeof(buf)) <= 0)
+		ssize_t r = read(v->vq[q].kick_fd, buf, sizeof(buf));
+
+		/*
+		 * the other end closed: the descriptor would wake the loop
+		 * for ever, and no kick can come by it any more
+		 */
+		if (!r)
+			broke(v, "its kick descriptor's other end was closed");
+		if (r <= 0)
 			break;
 		kicked = true;
 	}

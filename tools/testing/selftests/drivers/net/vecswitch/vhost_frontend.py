@@ -1829,6 +1829,19 @@ def hostile_messages():
         f.__name__ = f"{rname} fd {what}"
         return f
 
+    def kick_writer_gone(ho):
+        """a pipe is a notifier, but one nobody can write to any more would
+        wake the switch for ever: the switch must drop the frontend"""
+        h = H(ho, "kick fd a pipe whose write end is closed", setup="hello")
+        ready_ring(h.fe, TXQ)
+        r, w = os.pipe()
+        os.close(w)
+        try:
+            h.fe.send(SET_VRING_KICK, struct.pack("<Q", TXQ), [r])
+        finally:
+            os.close(r)
+        return h.closed()
+
     def huge(ho):
         h = H(ho, "header size 1 MiB", setup="hello")
         h.fe.send(SET_MEM_TABLE, b"", size=1 << 20)
@@ -1900,6 +1913,7 @@ def hostile_messages():
         ("memory table counting 8 regions, carrying 1", lying_count),
         ("SET_VRING_NUM with a 4-byte payload", short_payload),
         ("header size 1 MiB", huge),
+        ("kick fd a pipe whose write end is closed", kick_writer_gone),
         ("truncated header, then EOF", truncated(-1)),
         ("truncated payload, then EOF", truncated(10)),
         ("unknown request 1000", unknown),
