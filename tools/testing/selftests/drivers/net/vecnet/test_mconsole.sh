@@ -38,8 +38,11 @@ check_err $? "guest did not boot"
 sock=$(echo "$TEST_TMP"/mc/uml/*/mconsole)
 # The client's reply socket is abstract, so it lives in the guest's
 # namespace too; and it would wait for ever for a guest that is gone.
+# A debug guest (KASAN, lockdep) on a loaded host may take a while to
+# answer after a device went: 30 s, and what the client said, not nothing.
 mc() {
-	ip netns exec "$ns" timeout 10 uml_mconsole "$sock" "$@" 2>/dev/null
+	ip netns exec "$ns" timeout 30 uml_mconsole "$sock" "$@" 2>"$TEST_TMP/mc.err" ||
+		echo "(uml_mconsole: exit $?: $(head -c 200 "$TEST_TMP/mc.err"))"
 }
 wait_for 10 test -S "$sock"
 check_err $? "no mconsole socket"
