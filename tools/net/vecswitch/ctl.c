@@ -319,6 +319,17 @@ static void report_channels(struct vs_switch *sw, struct sbuf *sb, bool json)
  * The counters of each of @p's sockets, 0 to nq: rx_queue_K_packets and
  * the like, after the port's own and in the same form
  */
+/* One counter a line (text) or a "name":value member each (JSON) */
+static void report_table(struct sbuf *sb, bool json, const void *base,
+			 const struct vs_stat_desc *desc, unsigned int n)
+{
+	unsigned int k;
+
+	for (k = 0; k < n; k++)
+		sb_printf(sb, json ? ",\"%s\":%llu" : "  %s %llu\n", desc[k].name,
+			  (unsigned long long)stat_at(base, desc[k].off));
+}
+
 static void report_queue_stats(const struct vs_port *p, struct sbuf *sb,
 			       bool json)
 {
@@ -352,25 +363,18 @@ static void report_queue_stats(const struct vs_port *p, struct sbuf *sb,
 static void report_stats(struct vs_switch *sw, struct sbuf *sb, bool json)
 {
 	bool first = true;
-	unsigned int i, k;
+	unsigned int i;
 
 	vs_buf_account(&sw->st);
-	if (json) {
+	if (json)
 		sb_printf(sb, "{\"switch\":{\"io\":\"%s\",\"fdb_entries\":%u",
 			  sw->io->name, sw->fdb.count);
-		for (k = 0; k < vs_sw_stat_count; k++)
-			sb_printf(sb, ",\"%s\":%llu", vs_sw_stat_desc[k].name,
-				  (unsigned long long)stat_at(&sw->st,
-						vs_sw_stat_desc[k].off));
-		sb_printf(sb, "},\"ports\":[");
-	} else {
+	else
 		sb_printf(sb, "switch io %s\n  fdb_entries %u\n", sw->io->name,
 			  sw->fdb.count);
-		for (k = 0; k < vs_sw_stat_count; k++)
-			sb_printf(sb, "  %s %llu\n", vs_sw_stat_desc[k].name,
-				  (unsigned long long)stat_at(&sw->st,
-						vs_sw_stat_desc[k].off));
-	}
+	report_table(sb, json, &sw->st, vs_sw_stat_desc, vs_sw_stat_count);
+	if (json)
+		sb_printf(sb, "},\"ports\":[");
 	for (i = 0; i < sw->nports; i++) {
 		struct vs_port *p = sw->ports[i];
 
@@ -384,18 +388,12 @@ static void report_stats(struct vs_switch *sw, struct sbuf *sb, bool json)
 			sb_printf(sb, "port %u %s %s\n", p->id,
 				  vs_port_type_name(p), p->name);
 		}
-		for (k = 0; k < vs_port_stat_count; k++) {
-			unsigned long long v = stat_at(&p->st,
-						vs_port_stat_desc[k].off);
-
-			if (json)
-				sb_printf(sb, ",\"%s\":%llu",
-					  vs_port_stat_desc[k].name, v);
-			else
-				sb_printf(sb, "  %s %llu\n",
-					  vs_port_stat_desc[k].name, v);
-		}
+		report_table(sb, json, &p->st, vs_port_stat_desc,
+			     vs_port_stat_count);
 		report_queue_stats(p, sb, json);
+		if (vs_vhost_stats(p))
+			report_table(sb, json, vs_vhost_stats(p),
+				     vs_vhost_stat_desc, vs_vhost_stat_count);
 		if (json)
 			sb_printf(sb, "}");
 		first = false;

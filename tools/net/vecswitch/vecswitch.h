@@ -763,6 +763,9 @@ void vs_vhost_input(struct vs_switch *sw, struct vs_port *p);
 void vs_vhost_kick(struct vs_switch *sw, struct vs_port *p, unsigned int q);
 void vs_vhost_flush(struct vs_switch *sw, struct vs_port *p);
 void vs_vhost_poll_busy(struct vs_switch *sw);
+const void *vs_vhost_stats(const struct vs_port *p);
+extern const struct vs_stat_desc vs_vhost_stat_desc[];
+extern const unsigned int vs_vhost_stat_count;
 
 /* mmsg.c / io_uring.c */
 extern const struct vs_io_ops vs_io_mmsg;

@@ -123,12 +123,12 @@ struct vs_vq {
 	int call_fd;
 };
 
-/* what a frontend did that ends its connection, and counters */
+/* a frontend's counters, shown by ctl stats (vs_vhost_stat_desc) */
 struct vs_vh_stats {
-	uint64_t msgs;
-	uint64_t kicks;
-	uint64_t calls;
-	uint64_t rx_no_room;		/* frames that found no guest buffer yet */
+	uint64_t msgs;			/* protocol messages handled */
+	uint64_t kicks;			/* kicks read */
+	uint64_t calls;			/* calls written */
+	uint64_t rx_no_room;		/* times a frame found no guest buffer */
 	uint64_t rx_bufs;		/* receive buffers filled */
 };
 

@@ -12,6 +12,7 @@
  * whole with their header; one that did not gets them cut and summed.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,26 @@ static int ctx_kick(void *arg, unsigned int q, int fd, bool add)
 	return vs_epoll_add(c->sw, fd,
 			    vs_ev(q == VS_VH_TXQ ? VS_EV_KICK_TX : VS_EV_KICK_RX,
 				  c->p->slot), EPOLLIN);
+}
+
+#define VH_STAT(n)	{ "vhost_" #n, offsetof(struct vs_vh_stats, n) }
+const struct vs_stat_desc vs_vhost_stat_desc[] = {
+	VH_STAT(msgs),
+	VH_STAT(kicks),
+	VH_STAT(calls),
+	VH_STAT(rx_no_room),
+	VH_STAT(rx_bufs),
+};
+
+const unsigned int vs_vhost_stat_count = ARRAY_SIZE(vs_vhost_stat_desc);
+
+/*
+ * The counters of port @p, laid out as vs_vhost_stat_desc says, or NULL
+ * when it is not a vhost-user port
+ */
+const void *vs_vhost_stats(const struct vs_port *p)
+{
+	return p->type == VS_PORT_VHOST && p->vh ? &p->vh->st : NULL;
 }
 
 /*

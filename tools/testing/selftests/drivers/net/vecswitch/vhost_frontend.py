@@ -1130,6 +1130,11 @@ def case_pair(sw):
                       f"tx_frames, tx_bytes", rx + tx,
                       tuple(p.get(k) for k in ("rx_frames", "rx_bytes", "tx_frames",
                                                "tx_bytes")))
+            # one receive buffer a frame here; messages are the set-up's
+            expect_eq(f"ctl stats of {x.name}'s port: vhost_rx_bufs", tx[0],
+                      p.get("vhost_rx_bufs"))
+            expect(p.get("vhost_msgs", 0) >= 8, f"ctl stats of {x.name}'s port: vhost_msgs",
+                   ">= 8 (the set-up's messages)", p.get("vhost_msgs"))
     finally:
         for x in (a, b, c):
             x.close()
