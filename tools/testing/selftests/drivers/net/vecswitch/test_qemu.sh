@@ -1,15 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# A UML guest of this project (vecnet, transport=unixdgram) and three QEMU
+# A UML guest of this project (vecnet, transport=unixdgram) and four QEMU
 # light guests meet on vecswitch: one QEMU guest attached with `-netdev
 # dgram` (unix datagram, raw frames), one with `-netdev stream` (unix
-# stream, length-prefixed frames), one with `-netdev vhost-user` (its
+# stream, length-prefixed frames), two with `-netdev vhost-user` (their
 # virtio-net rings in shared memory). Each QEMU guest pings the UML guest,
-# and the UML guest pings all three back. The switch then restarts, and
-# the vhost-user QEMU must reconnect and send through the new one; then it
-# is killed with SIGKILL: the switch must let go of its memory and
-# eventfds. The QEMU guests run the host's
+# and the UML guest pings the first three back. Then TCP: 8 MiB of random
+# bytes over HTTP from the first vhost-user guest to the UML guest and to
+# the second vhost-user guest, and 8 MiB from the UML guest to the first,
+# each checked by its MD5 sum, the vhost-user guest's sent as TSO
+# super-frames. The switch then restarts, and the vhost-user QEMUs must
+# reconnect and send through the new one; then they are killed with
+# SIGKILL: the switch must let go of their memory and eventfds. The QEMU
+# guests run the host's
 # prebuilt distribution kernel and a busybox initramfs built here and now.
 #
 # Needs: $VECSWITCH (absolute path of the switch), qemu-system-x86_64, a
@@ -126,9 +130,14 @@ qemu_boot() {
 	qemu_pids+=("$!")
 }
 
-# The UML guest first: it answers both, then pings both once they are up
+# The UML guest first: it answers all, then pings three once they are up,
+# serves its file, fetches the vhost-user guest's (it runs in $dir/uml, on
+# the host's file system: the test reads both files there) and stays
+# until that guest has fetched its file
 cat >"$dir/uml.sh" <<'EOS'
 ip addr add 192.0.2.3/24 dev vec0 && ip link set vec0 up || exit 1
+mkdir -p www && dd if=/dev/urandom of=www/f bs=64k count=128 2>/dev/null || exit 1
+busybox httpd -p 8081 -h www || exit 1
 for peer in 192.0.2.1 192.0.2.2 192.0.2.4; do
 	ok=0
 	for i in $(seq 1 400); do
@@ -137,11 +146,22 @@ for peer in 192.0.2.1 192.0.2.2 192.0.2.4; do
 	[ $ok = 1 ] || { echo "no answer from $peer"; exit 1; }
 	echo "UML_PING_OK $peer"
 done
+ok=0
+for i in $(seq 1 90); do
+	busybox wget -q -O from-c http://192.0.2.4:8080/f && { ok=1; break; }
+	sleep 1
+done
+[ $ok = 1 ] || { echo "no file from 192.0.2.4"; exit 1; }
+for i in $(seq 1 90); do
+	grep -qE '^[0-9a-f]{32}  /tmp/u' "$QEMU_LOG" && break
+	sleep 1
+done
 # stay a while for the QEMU guests' last pings
-sleep 10
+sleep 5
 EOS
 "$VECNET_SRC/scripts/uml-run" -k "$VMLINUX" -N "vsw-qemu-$$" -t 600 -q -o "$dir/uml" \
 	-a "vec0:transport=unixdgram,path=$dir/sw-dgram.sock,mac=02:76:65:00:73:03" \
+	-e "QEMU_LOG=$dir/c.log" \
 	-- sh "$dir/uml.sh" &
 uml_pid=$!
 
@@ -151,10 +171,13 @@ net_b="stream,id=n0,server=off,addr.type=unix,addr.path=$dir/sw-stream.sock"
 # No MSI-X: QEMU 7.2 under TCG dies (NULL pointer) setting up MSI-X vector
 # notifiers for a vhost-user device when the guest starts it; INTx works.
 net_c="vhost-user,id=n0,chardev=c0"
-mem_c=(-object "memory-backend-memfd,id=mem,size=256M,share=on"
-       -numa "node,memdev=mem"
-       -chardev "socket,id=c0,path=$dir/sw-vhost.sock,reconnect=1"
-       -global "virtio-net-pci.vectors=0")
+vhost_mem() {
+	mem_c=(-object "memory-backend-memfd,id=mem,size=256M,share=on"
+	       -numa "node,memdev=mem"
+	       -chardev "socket,id=c0,path=$dir/sw-vhost.sock,reconnect=1"
+	       -global "virtio-net-pci.vectors=0")
+}
+vhost_mem
 
 # KVM here may take only kernels built for it: use it only if a guest boots.
 accel=tcg
@@ -172,27 +195,35 @@ log "guests use $accel"
 
 qemu_boot a "$accel" "$net_a" 52:54:00:76:73:01 192.0.2.1 192.0.2.3
 qemu_boot b "$accel" "$net_b" 52:54:00:76:73:02 192.0.2.2 192.0.2.3
-# c keeps pinging after its check, so that it has frames to send later
-append_extra='VSW_RUN="ping -i 0.5 -w 280 192.0.2.3"' \
+# c serves 8 MiB over HTTP, fetches the UML guest's 8 MiB, then keeps
+# pinging, so that it has frames to send later; d fetches c's file
+# (the console shows the command line: the test looks for md5sum's output)
+# shellcheck disable=SC2016  # expanded by the guest's shell
+run_c='mkdir /www; dd if=/dev/urandom of=/www/f bs=64k count=128; md5sum /www/f; httpd -p 8080 -h /www; i=0; until wget -q -O /tmp/u http://192.0.2.3:8081/f || [ $i -ge 90 ]; do i=$((i+1)); sleep 1; done; md5sum /tmp/u; ping -i 0.5 -w 280 192.0.2.3'
+# shellcheck disable=SC2016  # expanded by the guest's shell
+run_d='i=0; until wget -q -O /tmp/c http://192.0.2.4:8080/f || [ $i -ge 90 ]; do i=$((i+1)); sleep 1; done; md5sum /tmp/c'
+append_extra="VSW_RUN=\"$run_c\"" \
 	qemu_boot c "$accel" "$net_c" 52:54:00:76:73:04 192.0.2.4 192.0.2.3 "${mem_c[@]}"
+append_extra="VSW_RUN=\"$run_d\"" \
+	qemu_boot d "$accel" "$net_c" 52:54:00:76:73:05 192.0.2.5 192.0.2.4 "${mem_c[@]}"
 
-for g in a b c; do
+for g in a b c d; do
 	if ! wait_log 240 "$dir/$g.log" VSW_UP; then
 		log "guest $g did not come up"
 		exit 1
 	fi
 done
 ok=0
-for g in a b c; do
+for g in a b c d; do
 	if wait_log 120 "$dir/$g.log" VSW_PING_OK; then
-		log "QEMU guest $g reached the UML guest"
+		log "QEMU guest $g reached its peer"
 		ok=$((ok + 1))
 	else
-		log "QEMU guest $g could not ping the UML guest"
+		log "QEMU guest $g could not ping its peer"
 	fi
 done
 if wait "$uml_pid"; then
-	log "the UML guest reached the three QEMU guests"
+	log "the UML guest reached the three QEMU guests and fetched c's file"
 	ok=$((ok + 1))
 else
 	log "the UML guest failed: $(tail -n 3 "$dir/uml/output.log" "$dir/uml/console.log" 2>/dev/null)"
@@ -200,6 +231,36 @@ fi
 uml_pid=""
 
 env -u LD_PRELOAD "$VECSWITCH" ctl --ctl "$dir/sw-ctl.sock" ports | sed 's/^/#   /'
+
+# TCP: every file arrived whole (MD5 sums: the sender's, from its console,
+# against the receiver's)
+wait_log 60 "$dir/d.log" '  /tmp/c'
+sum_of() { tr -d '\r' <"$1" | awk -v f="$2" '$2 == f && length($1) == 32 { print $1 }' | tail -n 1; }
+sent_c=$(sum_of "$dir/c.log" /www/f)
+sent_uml=$(md5sum <"$dir/uml/www/f" 2>/dev/null | cut -d' ' -f1)
+tcp_ok=1
+for t in "vhost-user QEMU c -> UML vecnet guest:$sent_c:$(md5sum <"$dir/uml/from-c" 2>/dev/null | cut -d' ' -f1)" \
+	 "UML vecnet guest -> vhost-user QEMU c:$sent_uml:$(sum_of "$dir/c.log" /tmp/u)" \
+	 "vhost-user QEMU c -> vhost-user QEMU d:$sent_c:$(sum_of "$dir/d.log" /tmp/c)"; do
+	IFS=: read -r what sent got <<<"$t"
+	if [ -n "$sent" ] && [ "$sent" = "$got" ]; then
+		log "TCP $what: 8 MiB intact (md5 $got)"
+	else
+		log "TCP $what: sent md5 '${sent:-none}', received '${got:-none}'"
+		tcp_ok=0
+	fi
+done
+# c's TCP left it as TSO super-frames, whole through the switch
+gso_c=$(env -u LD_PRELOAD "$VECSWITCH" ctl --ctl "$dir/sw-ctl.sock" stats --json 2>/dev/null |
+	python3 -c 'import json,sys
+print(max([p["rx_gso"] for p in json.load(sys.stdin)["ports"] if p["type"] == "vhost-user"] or [0]))' 2>/dev/null)
+if [ "${gso_c:-0}" -gt 0 ] 2>/dev/null; then
+	log "the vhost-user guest sent $gso_c TSO super-frames"
+else
+	log "the vhost-user guests sent no TSO super-frame"
+	tcp_ok=0
+fi
+[ "$tcp_ok" = 1 ] && ok=$((ok + 1))
 env -u LD_PRELOAD "$VECSWITCH" ctl --ctl "$dir/sw-ctl.sock" fdb | sed 's/^/#   /'
 
 # The switch restarts: QEMU (reconnect=1) attaches again by itself, hands
@@ -229,11 +290,13 @@ else
 	ok=0
 fi
 
-# A QEMU killed outright: its port goes, and with it every mapping of its
-# memory and every descriptor it handed over (its kick and call eventfds)
+# QEMUs killed outright: their ports go, and with them every mapping of
+# their memory and every descriptor they handed over (kick and call
+# eventfds)
 grep -q "memfd:" "/proc/$sw_pid/maps" ||
-	{ log "the switch had not mapped the vhost-user guest's memory"; ok=0; }
-kill -KILL "${qemu_pids[2]}"
+	{ log "the switch had not mapped the vhost-user guests' memory"; ok=0; }
+kill -KILL "${qemu_pids[2]}" "${qemu_pids[3]}"
+wait "${qemu_pids[2]}" "${qemu_pids[3]}" 2>/dev/null
 left=1
 for _ in $(seq 1 50); do
 	if ! grep -q "memfd:" "/proc/$sw_pid/maps" &&
@@ -244,9 +307,9 @@ for _ in $(seq 1 50); do
 	sleep 0.1
 done
 if [ "$left" -eq 0 ]; then
-	log "the killed vhost-user guest's memory and descriptors are gone from the switch"
+	log "the killed vhost-user guests' memory and descriptors are gone from the switch"
 else
-	log "the switch kept the killed guest's memory or eventfds: $(grep -c memfd: "/proc/$sw_pid/maps") mappings, $(( $(eventfds) - own_eventfds )) eventfds"
+	log "the switch kept the killed guests' memory or eventfds: $(grep -c memfd: "/proc/$sw_pid/maps") mappings, $(( $(eventfds) - own_eventfds )) eventfds"
 	ok=0
 fi
 
@@ -260,9 +323,9 @@ if [ "$sw_rc" -ne 0 ] ||
 	log "switch exited with $sw_rc or reported errors"
 	ok=0
 fi
-if [ "$ok" -eq 4 ]; then
+if [ "$ok" -eq 6 ]; then
 	ret=0
-	log "PASS: QEMU dgram, stream and vhost-user guests and a UML guest ping each other; vhost-user reconnects and lets go"
+	log "PASS: QEMU dgram, stream and vhost-user guests and a UML guest ping each other; TCP vhost-user <-> UML and vhost-user -> vhost-user; vhost-user reconnects and lets go"
 else
 	log "FAIL"
 fi
