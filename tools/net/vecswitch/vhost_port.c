@@ -252,15 +252,19 @@ static void told(struct vs_switch *sw, struct vh_told *t, struct vs_port *p)
 
 /*
  * A unicast from one vhost-user guest to another whose queue is empty:
- * straight from the sender's buffers into the receiver's, one copy.
- * False if the receiver has no room for it now (or is broken): the frame
- * then takes the queue.
+ * straight from the sender's buffers into the receiver's, one copy.  The
+ * header and the first @hl bytes come from the switch's own copies
+ * (@hdr, @head), the ones the decision was taken on: the sender can write
+ * its buffers at any time, and must not change what was checked (its
+ * source address, say) after the check.  False if the receiver has no
+ * room for it now (or is broken): the frame then takes the queue.
  */
 static bool direct(struct vs_switch *sw, struct vs_port *in,
 		   struct vs_port *out, const struct vs_vh_frame *f,
-		   const uint8_t *hdr, unsigned int len, struct vh_told *t)
+		   const uint8_t *hdr, const uint8_t *head, unsigned int hl,
+		   unsigned int len, struct vh_told *t)
 {
-	struct iovec iov[VS_VH_IOV_MAX + 1];
+	struct iovec iov[VS_VH_IOV_MAX + 2];
 	struct vs_vhost *dv = out->vh;
 	uint8_t oh[12] = { 0 };
 	unsigned int n;
@@ -270,7 +274,9 @@ static bool direct(struct vs_switch *sw, struct vs_port *in,
 		oh[1] &= ~VIRTIO_NET_HDR_GSO_ECN;
 	iov[0].iov_base = oh;
 	iov[0].iov_len = dv->hdr_len;
-	n = 1 + slice(f, in->vh->hdr_len, iov + 1);
+	iov[1].iov_base = (void *)head;
+	iov[1].iov_len = hl;
+	n = 2 + slice(f, in->vh->hdr_len + hl, iov + 2);
 	if (vs_vq_deliver(dv, iov, n, dv->hdr_len + len))
 		return false;
 	sw->st.tx_wanted++;
@@ -281,8 +287,10 @@ static bool direct(struct vs_switch *sw, struct vs_port *in,
 
 /*
  * One frame from the guest: its header and first bytes are enough to
- * check it and decide where it goes; only then is it copied, once,
- * straight into another vhost-user guest or into a buffer of the switch.
+ * check it and decide where it goes; only then is the rest copied, once,
+ * straight into another vhost-user guest or into a buffer of the switch,
+ * behind the checked copy of the first bytes (never read again from the
+ * guest, which could have changed them since).
  */
 static void tx_frame(struct vs_switch *sw, struct vs_port *p,
 		     const struct vs_vh_frame *f, struct vh_told *t)
@@ -293,7 +301,7 @@ static void tx_frame(struct vs_switch *sw, struct vs_port *p,
 	struct vs_fwd fw;
 	struct vs_buf *b;
 	size_t at = 0;
-	unsigned int len;
+	unsigned int len, hl;
 
 	if (f->len < v->hdr_len + ETH_HLEN_MIN) {
 		p->st.rx_runt++;
@@ -304,8 +312,9 @@ static void tx_frame(struct vs_switch *sw, struct vs_port *p,
 		p->st.rx_oversize++;
 		return;
 	}
+	hl = len < sizeof(head) ? len : sizeof(head);
 	gather(f, &at, hdr, v->hdr_len);
-	gather(f, &at, head, len < sizeof(head) ? len : sizeof(head));
+	gather(f, &at, head, hl);
 	if (v->sigbus)
 		return;
 	if (!hdr_negotiated(v, hdr) ||
@@ -317,15 +326,15 @@ static void tx_frame(struct vs_switch *sw, struct vs_port *p,
 		return;
 	if (fw.out && fw.out->type == VS_PORT_VHOST &&
 	    vs_forward_direct_ok(fw.out, &gso) &&
-	    direct(sw, p, fw.out, f, hdr, len, t))
+	    direct(sw, p, fw.out, f, hdr, head, hl, len, t))
 		return;
 	b = vs_buf_alloc(len);
 	if (!b) {
 		p->st.rx_errors++;
 		return;
 	}
-	at = v->hdr_len;
-	gather(f, &at, b->data, len);
+	memcpy(b->data, head, hl);
+	gather(f, &at, b->data + hl, len - hl);
 	memcpy(b->vnet, hdr, VS_VNET_HDR_LEN);
 	b->gso = gso;
 	vs_forward_deliver(sw, p, &fw, b);

@@ -20,6 +20,9 @@
 #  reconnect  GET_VRING_BASE after traffic, a stopped ring stays stopped,
 #             a front-end that goes is dropped within 1 s and one that
 #             comes back at once (indexes about to wrap) works
+#  rewrite    a front-end rewrites the destination of the frames it
+#             sends while the switch reads them: each receiver gets only
+#             frames addressed to it
 #  hostile    each of some fifty bad front-ends (descriptors, rings,
 #             memory tables, messages, descriptors of the wrong kind, a
 #             FUSE file that cannot be closed, a memfd shrunk under the
@@ -37,7 +40,7 @@ require_cmd python3
 python3 -c 'import sys; sys.exit(sys.version_info < (3, 9))' ||
 	{ echo "SKIP: vhost_frontend.py needs python3 3.9 or later"; exit "$ksft_skip"; }
 here=$(dirname "$(readlink -f "$0")")
-cases=(pair tso tso_seg rings chains reconnect hostile)
+cases=(pair tso tso_seg rings chains reconnect rewrite hostile)
 
 ns=$(netns_add vhost)
 vsock=$TEST_TMP/vhost.sock

@@ -30,6 +30,10 @@ the exit status is 1 when one failed):
   reconnect  GET_VRING_BASE after traffic, a stopped ring stays stopped,
              a frontend that goes is removed within a second, one that
              comes back at once (ring bases near the 16-bit wrap) works
+  rewrite    A sends frames to B whose destination a thread of A keeps
+             rewriting to C's address and back in guest memory while the
+             switch reads them: B and C each get only frames addressed to
+             them (the switch never reads again what it decided on)
   hostile    bad descriptors, rings, memory tables, messages, file
              descriptors and a memfd shrunk under the switch: each ends
              the hostile connection (or is answered with an error), is
@@ -52,6 +56,7 @@ import select
 import socket
 import struct
 import sys
+import threading
 import time
 import traceback
 
@@ -2017,6 +2022,64 @@ def shrink(ho):
     return h.closed(2.0)
 
 
+def case_rewrite(sw, rounds=64, batch=32):
+    a = connect(sw, "A", mac(1, 1))
+    b = connect(sw, "B", mac(1, 2))
+    c = connect(sw, "C", mac(1, 3))
+    stop = threading.Event()
+    flipper = None
+    try:
+        # all three learned, and nothing flooded left in B's or C's ring
+        a.tx(eth(BCAST, a.mac, pattern(29, 60)))
+        a.tx_done()
+        for x in (b, c):
+            x.rx_frames(1)
+            x.tx(eth(a.mac, x.mac, pattern(30, 60)))
+            x.tx_done()
+        a.rx_frames(2)
+        # one buffer, published again and again, its destination flipping
+        data = a.vnet_hdr((0, 0, 0, 0, 0, 0)) + eth(b.mac, a.mac, pattern(31, 1000))
+        addr = a.tx_space(len(data))
+        a.mem.write(addr, data)
+        dst, mb, mc = addr + a.hdr_len, bytes(b.mac), bytes(c.mac)
+
+        def flip():
+            while not stop.is_set():
+                a.mem.write(dst, mc)
+                a.mem.write(dst, mb)
+
+        flipper = threading.Thread(target=flip, daemon=True)
+        flipper.start()
+        got = {b.name: [], c.name: []}
+        ring = a.rings[TXQ]
+        for _ in range(rounds):
+            a.reclaim_tx()
+            if ring.publish(*[ring.chain([(addr, len(data), 0)], "tx")
+                              for _ in range(batch)]):
+                a.kick(TXQ)
+            a.tx_done()
+            for x in (b, c):
+                got[x.name] += x.drain_rx()
+        stop.set()
+        flipper.join()
+        time.sleep(0.2)
+        for x in (b, c):
+            got[x.name] += x.drain_rx()
+            wrong = [f[1][:6].hex() for f in got[x.name] if f[1][:6] != bytes(x.mac)]
+            expect_eq(f"{x.name}: frames of {len(got[x.name])} received whose "
+                      "destination is not its address", [], wrong[:4])
+        n = len(got[b.name]) + len(got[c.name])
+        expect(n > 0, "frames delivered while their destination changed", "some", n)
+        say(f"{len(got[b.name])} frames reached B and {len(got[c.name])} C, "
+            "each addressed to its receiver")
+    finally:
+        stop.set()
+        if flipper:
+            flipper.join()
+        for x in (a, b, c):
+            x.close()
+
+
 def case_hostile(sw):
     ho = Hostile(sw)
     try:
@@ -2040,6 +2103,7 @@ CASES = {
     "rings": case_rings,
     "chains": case_chains,
     "reconnect": case_reconnect,
+    "rewrite": case_rewrite,
     "hostile": case_hostile,
 }
 
