@@ -110,6 +110,35 @@ bool vs_queue_push(struct vs_port *p, struct vs_buf *b)
 	return vs_queue_push_to(p, b, 0);
 }
 
+/*
+ * Queue control message @m for @p's socket @to: sent as it is, never
+ * behind a header, and counted as every frame meant for a port is
+ * (tx_wanted, then sent, tx_queue_full or tx_errors).  False if it was
+ * not queued.
+ */
+bool vs_queue_msg(struct vs_switch *sw, struct vs_port *p,
+		  const struct vecnet_msg *m, unsigned int to)
+{
+	struct vs_buf *b;
+	bool ok;
+
+	sw->st.tx_wanted++;
+	if (p->txq.count >= p->txq.cap) {
+		p->st.tx_queue_full++;
+		return false;
+	}
+	b = vs_buf_alloc(sizeof(*m));
+	if (!b) {
+		p->st.tx_errors++;
+		return false;
+	}
+	memcpy(b->data, m, sizeof(*m));
+	b->ctl = true;
+	ok = vs_queue_push_to(p, b, to);
+	vs_buf_put(b);
+	return ok;
+}
+
 struct vs_buf *vs_queue_peek(const struct vs_port *p, unsigned int i)
 {
 	const struct vs_queue *q = &p->txq;

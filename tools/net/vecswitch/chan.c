@@ -5,7 +5,7 @@
  *
  * When the switch forwards a unicast frame from one dgram guest to
  * another, both with headers agreed and both having said in their HELLO
- * that they take channels (VS_NEGO_F_CHAN), it makes a unix datagram
+ * that they take channels (VECNET_MSG_F_CHAN), it makes a unix datagram
  * socket pair and hands one end to each: a CHAN message, 12 bytes like
  * the other negotiation messages, naming the MAC address behind the
  * other end, with the descriptor in SCM_RIGHTS.  The guests then send
@@ -71,14 +71,6 @@ struct vs_chan {
 	uint64_t seen_ms;
 };
 
-static void put_chan_msg(uint8_t *m, uint8_t type, const uint8_t *mac)
-{
-	memcpy(m, VS_NEGO_MAGIC, 4);
-	m[4] = VS_NEGO_VERSION;
-	m[5] = type;
-	memcpy(m + 6, mac, 6);
-}
-
 /* Send a CHAN (with @fd) or UNCHAN (@fd -1) about @mac to dgram port @p */
 static int chan_send(struct vs_switch *sw, struct vs_port *p, uint8_t type,
 		     const uint8_t *mac, int fd)
@@ -87,8 +79,8 @@ static int chan_send(struct vs_switch *sw, struct vs_port *p, uint8_t type,
 		struct cmsghdr cm;
 		uint8_t buf[CMSG_SPACE(sizeof(int))];
 	} ctl;
-	uint8_t m[VS_NEGO_LEN];
-	struct iovec iov = { .iov_base = m, .iov_len = sizeof(m) };
+	struct vecnet_msg m;
+	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
 	struct msghdr mh = {
 		.msg_name = &p->pin.dst,
 		.msg_namelen = p->pin.dstlen,
@@ -96,7 +88,8 @@ static int chan_send(struct vs_switch *sw, struct vs_port *p, uint8_t type,
 		.msg_iovlen = 1,
 	};
 
-	put_chan_msg(m, type, mac);
+	vs_msg_init(&m, type);
+	memcpy(m.mac, mac, sizeof(m.mac));
 	if (fd >= 0) {
 		memset(&ctl, 0, sizeof(ctl));
 		mh.msg_control = ctl.buf;
@@ -121,7 +114,7 @@ static int chan_send(struct vs_switch *sw, struct vs_port *p, uint8_t type,
 bool vs_chan_allowed(const struct vs_switch *sw, const struct vs_port *p,
 		     uint16_t flags)
 {
-	return sw->cfg.shortcut && !sw->cfg.hub && (flags & VS_NEGO_F_CHAN) &&
+	return sw->cfg.shortcut && !sw->cfg.hub && (flags & VECNET_MSG_F_CHAN) &&
 	       p->pin.fd >= 0;
 }
 
@@ -161,7 +154,7 @@ static void chan_close(struct vs_switch *sw, struct vs_chan *c)
 	c->held = -1;
 	for (i = 0; i < 2; i++)
 		if (!c->port[i]->dead &&
-		    chan_send(sw, c->port[i], VS_NEGO_UNCHAN, c->mac[!i], -1))
+		    chan_send(sw, c->port[i], VECNET_MSG_UNCHAN, c->mac[!i], -1))
 			sw->st.chan_unsent++;
 	c->open = false;
 	sw->st.chan_revoked++;
@@ -275,7 +268,7 @@ static bool chan_open(struct vs_switch *sw, struct vs_chan *c)
 	vs_refuse_rights(sw, sv[0]);
 	vs_refuse_rights(sw, sv[1]);
 	for (i = 0; i < 2 && !err; i++)
-		err = chan_send(sw, c->port[i], VS_NEGO_CHAN, c->mac[!i], sv[i]);
+		err = chan_send(sw, c->port[i], VECNET_MSG_CHAN, c->mac[!i], sv[i]);
 	close(sv[1]);
 	if (err) {
 		/* a guest that got its end can send on it no more */

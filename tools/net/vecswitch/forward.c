@@ -203,6 +203,13 @@ static bool takes_gso(const struct vs_port *out, const struct vs_buf *b)
 	       b->gso.type != VIRTIO_NET_HDR_GSO_UDP_L4;
 }
 
+/* @n frames meant for a port that it does not get, counted in @why */
+static void drop(struct vs_switch *sw, uint64_t *why, unsigned int n)
+{
+	sw->st.tx_wanted += n;
+	*why += n;
+}
+
 /*
  * Queue the frame on one port, making its buffer on first use. A port
  * without headers gets a frame that still needs work in its plain form
@@ -217,8 +224,7 @@ static void enqueue(struct vs_switch *sw, struct vs_port *out,
 	struct vs_buf *s;
 
 	if (out->txq.count >= out->txq.cap) {
-		sw->st.tx_wanted++;
-		out->st.tx_queue_full++;
+		drop(sw, &out->st.tx_queue_full, 1);
 		return;
 	}
 	/*
@@ -232,22 +238,19 @@ static void enqueue(struct vs_switch *sw, struct vs_port *out,
 	 * unless the kernel's socket diagnostics just saw it reading.
 	 */
 	if (out->type == VS_PORT_DGRAM && dgram_stalled(sw, out)) {
-		sw->st.tx_wanted++;
-		out->st.tx_unread++;
+		drop(sw, &out->st.tx_unread, 1);
 		return;
 	}
 	if (!*b) {
 		*b = vs_buf_new(frame, len, vnet, gso);
 		if (!*b) {
-			sw->st.tx_wanted++;
-			out->st.tx_errors++;
+			drop(sw, &out->st.tx_errors, 1);
 			return;
 		}
 	}
 	if ((out->tx_vnet && takes_gso(out, *b)) || !vs_buf_needs_plain(*b)) {
 		if (over_mtu(out, frame, len)) {
-			sw->st.tx_wanted++;
-			out->st.tx_oversize++;
+			drop(sw, &out->st.tx_oversize, 1);
 			return;
 		}
 		sw->st.tx_wanted++;
@@ -256,20 +259,19 @@ static void enqueue(struct vs_switch *sw, struct vs_port *out,
 	}
 	/* a TCP super-frame is cut to fit a smaller MTU (a VXLAN uplink) */
 	if (vs_buf_plain(sw, *b, vs_gso_fit(*b, mtu_room(out, frame, len))) < 0) {
-		sw->st.tx_wanted++;
-		out->st.tx_errors++;
+		drop(sw, &out->st.tx_errors, 1);
 		return;
 	}
-	sw->st.tx_wanted += (*b)->nseg;
 	/* the first segment is the largest */
 	if (over_mtu(out, (*b)->seg->data, (*b)->seg->len)) {
-		out->st.tx_oversize += (*b)->nseg;
+		drop(sw, &out->st.tx_oversize, (*b)->nseg);
 		return;
 	}
 	if (out->txq.cap - out->txq.count < (*b)->nseg) {
-		out->st.tx_queue_full += (*b)->nseg;
+		drop(sw, &out->st.tx_queue_full, (*b)->nseg);
 		return;
 	}
+	sw->st.tx_wanted += (*b)->nseg;
 	for (s = (*b)->seg; s; s = s->next)
 		vs_queue_push(out, s);
 }

@@ -4,8 +4,8 @@
  *
  * A guest device with N queues reads and writes N sockets, each bound to
  * a name of its own.  Its first one (socket 0) is an ordinary dgram port
- * and negotiates as any (nego.c); a HELLO with VS_NEGO_F_MQ as well as
- * VS_NEGO_F_VNET is answered, right behind the MODE, with a QUEUES
+ * and negotiates as any (nego.c); a HELLO with VECNET_MSG_F_MQ as well as
+ * VECNET_MSG_F_VNET is answered, right behind the MODE, with a QUEUES
  * message carrying a fresh random cookie.  Each further socket then sends
  * a JOIN with that cookie, and once the switch has checked it, becomes
  * one more way into and out of the same port: the same forwarding entry,
@@ -43,8 +43,7 @@
 /* Is this datagram, of whatever sender, a JOIN? */
 bool vs_mq_is_join(const uint8_t *m, size_t len)
 {
-	return len == VS_NEGO_LEN && !memcmp(m, VS_NEGO_MAGIC, 4) &&
-	       m[4] == VS_NEGO_VERSION && m[5] == VS_NEGO_JOIN;
+	return vs_msg_is(m, len, VECNET_MSG_JOIN);
 }
 
 /* Compare two cookies in a time that does not say where they differ */
@@ -53,7 +52,7 @@ static bool cookie_eq(const uint8_t *a, const uint8_t *b)
 	uint8_t d = 0;
 	unsigned int i;
 
-	for (i = 0; i < VS_MQ_COOKIE_LEN; i++)
+	for (i = 0; i < VECNET_MSG_COOKIE_LEN; i++)
 		d |= a[i] ^ b[i];
 	return !d;
 }
@@ -82,26 +81,11 @@ static struct vs_port *cookie_port(struct vs_switch *sw, bool vnet,
 static bool queue_msg(struct vs_switch *sw, struct vs_port *p, uint8_t type,
 		      unsigned int to)
 {
-	struct vs_buf *b;
+	struct vecnet_msg m;
 
-	sw->st.tx_wanted++;
-	if (p->txq.count >= p->txq.cap) {
-		p->st.tx_queue_full++;
-		return false;
-	}
-	b = vs_buf_alloc(VS_NEGO_LEN);
-	if (!b) {
-		p->st.tx_errors++;
-		return false;
-	}
-	memcpy(b->data, VS_NEGO_MAGIC, 4);
-	b->data[4] = VS_NEGO_VERSION;
-	b->data[5] = type;
-	memcpy(b->data + 6, p->mq_cookie, VS_MQ_COOKIE_LEN);
-	b->ctl = true;
-	vs_queue_push_to(p, b, to);
-	vs_buf_put(b);
-	return true;
+	vs_msg_init(&m, type);
+	memcpy(m.cookie, p->mq_cookie, sizeof(m.cookie));
+	return vs_queue_msg(sw, p, &m, to);
 }
 
 /*
@@ -111,7 +95,7 @@ static bool queue_msg(struct vs_switch *sw, struct vs_port *p, uint8_t type,
  */
 bool vs_mq_offer(struct vs_switch *sw, struct vs_port *p)
 {
-	uint8_t c[VS_MQ_COOKIE_LEN];
+	uint8_t c[VECNET_MSG_COOKIE_LEN];
 	unsigned int i;
 
 	for (i = 0; i < COOKIE_TRIES; i++) {
@@ -126,7 +110,7 @@ bool vs_mq_offer(struct vs_switch *sw, struct vs_port *p)
 	if (i == COOKIE_TRIES)
 		return false;
 	memcpy(p->mq_cookie, c, sizeof(c));
-	p->mq_ok = queue_msg(sw, p, VS_NEGO_QUEUES, 0);
+	p->mq_ok = queue_msg(sw, p, VECNET_MSG_QUEUES, 0);
 	return p->mq_ok;
 }
 
@@ -246,6 +230,7 @@ const char *vs_mq_join(struct vs_switch *sw, bool vnet,
 		       const struct sockaddr_un *addr, socklen_t len,
 		       uint32_t h, const struct ucred *cred, const uint8_t *m)
 {
+	const struct vecnet_msg *msg = (const void *)m;
 	struct vs_port *p, *owner;
 	const char *why;
 	unsigned int k;
@@ -253,7 +238,7 @@ const char *vs_mq_join(struct vs_switch *sw, bool vnet,
 	if (len <= offsetof(struct sockaddr_un, sun_path) ||
 	    len > sizeof(*addr))
 		return refuse(sw, &sw->st.join_bad_addr, "an unbound sender");
-	p = cookie_port(sw, vnet, m + 6);
+	p = cookie_port(sw, vnet, msg->cookie);
 	if (!p)
 		return refuse(sw, &sw->st.join_bad_cookie, "no port has that cookie");
 	if (!p->rx_vnet || !p->tx_vnet)
@@ -271,7 +256,7 @@ const char *vs_mq_join(struct vs_switch *sw, bool vnet,
 			      "the address is another port's queue socket");
 	if (owner) {
 		sw->st.rx_join_again++;
-		queue_msg(sw, p, VS_NEGO_JOIN, k);
+		queue_msg(sw, p, VECNET_MSG_JOIN, k);
 		return NULL;
 	}
 	if (1 + p->nq >= VS_MQ_MAX)
@@ -282,6 +267,6 @@ const char *vs_mq_join(struct vs_switch *sw, bool vnet,
 	sw->st.rx_join++;
 	vs_log(sw, 1, "port %u (%s): queue socket %u joined", p->id, p->name,
 	       p->nq);
-	queue_msg(sw, p, VS_NEGO_JOIN, p->nq);
+	queue_msg(sw, p, VECNET_MSG_JOIN, p->nq);
 	return NULL;
 }

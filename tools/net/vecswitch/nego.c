@@ -28,6 +28,7 @@
  * multiqueue guest's further sockets to its port (mq.c).
  */
 #include <string.h>
+#include <arpa/inet.h>
 
 #include "vecswitch.h"
 
@@ -58,47 +59,21 @@ void vs_nego_reset(struct vs_port *p)
 	p->rx_vnet = false;
 }
 
-static void put_msg(uint8_t *m, uint8_t type, uint16_t flags)
-{
-	uint32_t max = VS_VNET_FRAME_MAX;
-
-	memcpy(m, VS_NEGO_MAGIC, 4);
-	m[4] = VS_NEGO_VERSION;
-	m[5] = type;
-	m[6] = flags >> 8;
-	m[7] = flags;
-	m[8] = max >> 24;
-	m[9] = max >> 16;
-	m[10] = max >> 8;
-	m[11] = max;
-}
-
 /*
  * Queue MODE(vnet) behind what is queued already: those go plain, the
  * marker itself too, and everything after it with a header.
  */
 static bool send_mode(struct vs_switch *sw, struct vs_port *p)
 {
-	struct vs_buf *b;
+	struct vecnet_msg m;
 
-	if (p->txq.count >= p->txq.cap) {
-		p->st.tx_queue_full++;
-		sw->st.tx_wanted++;
-		return false;
-	}
-	b = vs_buf_alloc(VS_NEGO_LEN);
-	if (!b) {
-		p->st.tx_errors++;
-		sw->st.tx_wanted++;
-		return false;
-	}
+	vs_msg_init(&m, VECNET_MSG_MODE);
 	/* F_CHAN: only then does the guest let descriptors through */
-	put_msg(b->data, VS_NEGO_MODE,
-		VS_NEGO_F_VNET | (p->chan_ok ? VS_NEGO_F_CHAN : 0));
-	b->ctl = true;
-	sw->st.tx_wanted++;
-	vs_queue_push(p, b);
-	vs_buf_put(b);
+	m.mode.flags = htons(VECNET_MSG_F_VNET |
+			     (p->chan_ok ? VECNET_MSG_F_CHAN : 0));
+	m.mode.max_frame = htonl(VS_VNET_FRAME_MAX);
+	if (!vs_queue_msg(sw, p, &m, 0))
+		return false;
 	p->tx_plain = p->txq.count;
 	p->tx_vnet = true;
 	return true;
@@ -107,30 +82,31 @@ static bool send_mode(struct vs_switch *sw, struct vs_port *p)
 /* Is this datagram of a plain dgram port a negotiation message? */
 bool vs_nego_is_msg(const uint8_t *data, size_t len)
 {
-	return len < ETH_HLEN_MIN && len >= 4 &&
-	       !memcmp(data, VS_NEGO_MAGIC, 4);
+	return len < ETH_HLEN_MIN && len >= VECNET_MSG_MAGIC_LEN &&
+	       !memcmp(data, VECNET_MSG_MAGIC, VECNET_MSG_MAGIC_LEN);
 }
 
 /* A negotiation message from dgram port @p (vs_nego_is_msg said so). */
 void vs_nego_input(struct vs_switch *sw, struct vs_port *p,
-		   const uint8_t *m, size_t len)
+		   const uint8_t *data, size_t len)
 {
+	const struct vecnet_msg *m = (const void *)data;
 	uint16_t flags;
 
-	if (len != VS_NEGO_LEN || m[4] != VS_NEGO_VERSION ||
-	    (m[5] != VS_NEGO_HELLO && m[5] != VS_NEGO_MODE &&
-	     m[5] != VS_NEGO_UNCHAN)) {
+	if (len != sizeof(*m) || m->version != VECNET_MSG_VERSION ||
+	    (m->type != VECNET_MSG_HELLO && m->type != VECNET_MSG_MODE &&
+	     m->type != VECNET_MSG_UNCHAN)) {
 		p->st.rx_nego_bad++;
 		return;
 	}
 	/* the guest gave up its channel to that address */
-	if (m[5] == VS_NEGO_UNCHAN) {
+	if (m->type == VECNET_MSG_UNCHAN) {
 		p->st.rx_unchan++;
-		vs_chan_closed(sw, p, m + 6);
+		vs_chan_closed(sw, p, m->mac);
 		return;
 	}
-	flags = (uint16_t)m[6] << 8 | m[7];
-	if (m[5] == VS_NEGO_HELLO) {
+	flags = ntohs(m->mode.flags);
+	if (m->type == VECNET_MSG_HELLO) {
 		p->st.rx_hello++;
 		if (p->rx_vnet || p->tx_vnet)
 			p->st.rx_hello_again++;
@@ -138,9 +114,9 @@ void vs_nego_input(struct vs_switch *sw, struct vs_port *p,
 		vs_chan_restart(sw, p);
 		vs_nego_reset(p);
 		p->chan_ok = vs_chan_allowed(sw, p, flags);
-		if (sw->cfg.hub || !(flags & VS_NEGO_F_VNET))
+		if (sw->cfg.hub || !(flags & VECNET_MSG_F_VNET))
 			return;
-		if (send_mode(sw, p) && (flags & VS_NEGO_F_MQ))
+		if (send_mode(sw, p) && (flags & VECNET_MSG_F_MQ))
 			vs_mq_offer(sw, p);
 		return;
 	}
@@ -150,7 +126,7 @@ void vs_nego_input(struct vs_switch *sw, struct vs_port *p,
 		p->st.rx_nego_bad++;
 		return;
 	}
-	p->rx_vnet = flags & VS_NEGO_F_VNET;
+	p->rx_vnet = flags & VECNET_MSG_F_VNET;
 	/* a peer that switched first is answered in kind */
 	if (p->rx_vnet && !p->tx_vnet)
 		send_mode(sw, p);

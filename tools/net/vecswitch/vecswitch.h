@@ -12,9 +12,10 @@
  *	forward.c		checks, learning (fdb.c) and the ports it goes to
  *	gso.c			cut for a port without virtio-net headers
  *	buf.c			stored once, queued on each of those ports
- *	port.c			at the end of the loop turn, every queue is sent:
- *	dgram.c, conn.c		by sendmmsg for the dgram ports, else as the
- *				socket takes it
+ *	main.c			at the end of the loop turn, every queue is sent
+ *				(vs_flush_all):
+ *	dgram.c, conn.c,	by sendmmsg for the dgram ports, else as the
+ *	vhost_port.c		socket or the guest's receive ring takes it
  * vhost_port.c, with vhost.c and virtq.c (vhost.h), takes a vhost-user
  * guest's frames out of its memory and puts frames into it.
  * Around it: main.c (options, the loop), sock.c (the switch's sockets and
@@ -27,9 +28,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/un.h>
+#include <linux/vecnet.h>	/* the control messages, shared with the driver */
 #include <linux/virtio_net.h>
 
 /* UDP segmentation offload (Linux 5.18); older headers lack the name */
@@ -51,22 +54,8 @@ struct vs_vhost;
 /* Smaller segments would make a 64 KiB super-frame hundreds of frames */
 #define VS_GSO_MIN_SIZE		256
 #define VS_BATCH		64	/* frames per recvmmsg/sendmmsg */
-/* header negotiation on the --dgram socket (nego.c): 12 bytes */
-#define VS_NEGO_LEN		12
-#define VS_NEGO_MAGIC		"VECN"
-#define VS_NEGO_VERSION		1
-#define VS_NEGO_HELLO		1
-#define VS_NEGO_MODE		2
-#define VS_NEGO_CHAN		3	/* a shortcut channel, chan.c */
-#define VS_NEGO_UNCHAN		4	/* and its withdrawal */
-#define VS_NEGO_QUEUES		5	/* the cookie queue sockets join with, mq.c */
-#define VS_NEGO_JOIN		6	/* a queue socket joins; the switch's ack */
-#define VS_NEGO_F_VNET		0x0001	/* a virtio_net_hdr leads each frame */
-#define VS_NEGO_F_CHAN		0x0002	/* HELLO: takes shortcut channels */
-#define VS_NEGO_F_MQ		0x0004	/* HELLO: can add queue sockets */
-/* Sockets of one multiqueue guest, its main one included, and its cookie */
+/* Sockets of one multiqueue guest, its main one included */
 #define VS_MQ_MAX		8
-#define VS_MQ_COOKIE_LEN	6
 /* Shortcut channels a dgram port holds at most (the guest driver's too) */
 #define VS_CHAN_PORT_MAX	8
 /* Freed heap memory the switch keeps for its next frames (mallopt) */
@@ -363,7 +352,7 @@ struct vs_port {
 	 * the queue sockets that joined with it (nq, socket 0 not counted)
 	 */
 	bool mq_ok;
-	uint8_t mq_cookie[VS_MQ_COOKIE_LEN];
+	uint8_t mq_cookie[VECNET_MSG_COOKIE_LEN];
 	unsigned int nq;
 	struct vs_mq_sock q[VS_MQ_MAX - 1];
 	unsigned int rx_queue;		/* the socket the frame in hand came by */
@@ -538,6 +527,28 @@ static inline uint64_t vs_ev(enum vs_ev_kind kind, unsigned int idx)
 	return ((uint64_t)idx << 8) | kind;
 }
 
+/* A control message of @type (<linux/vecnet.h>), its body zeroed */
+static inline void vs_msg_init(struct vecnet_msg *m, uint8_t type)
+{
+	memset(m, 0, sizeof(*m));
+	memcpy(m->magic, VECNET_MSG_MAGIC, VECNET_MSG_MAGIC_LEN);
+	m->version = VECNET_MSG_VERSION;
+	m->type = type;
+}
+
+/*
+ * Is the datagram of @len bytes at @d a control message (VECNET_MSG_LEN
+ * bytes, the magic and version) of @type?
+ */
+static inline bool vs_msg_is(const void *d, size_t len, uint8_t type)
+{
+	const struct vecnet_msg *m = d;
+
+	return len == sizeof(*m) &&
+	       !memcmp(m->magic, VECNET_MSG_MAGIC, VECNET_MSG_MAGIC_LEN) &&
+	       m->version == VECNET_MSG_VERSION && m->type == type;
+}
+
 /* main.c */
 void vs_dispatch(struct vs_switch *sw, uint64_t tag, uint32_t events);
 void vs_flush_all(struct vs_switch *sw);
@@ -552,6 +563,8 @@ void vs_buf_drop_segs(struct vs_buf *b);
 void vs_buf_put(struct vs_buf *b);
 bool vs_queue_push(struct vs_port *p, struct vs_buf *b);
 bool vs_queue_push_to(struct vs_port *p, struct vs_buf *b, unsigned int to);
+bool vs_queue_msg(struct vs_switch *sw, struct vs_port *p,
+		  const struct vecnet_msg *m, unsigned int to);
 unsigned int vs_queue_to(const struct vs_port *p, unsigned int i);
 void vs_queue_drop_to(struct vs_port *p, unsigned int k);
 struct vs_buf *vs_queue_peek(const struct vs_port *p, unsigned int i);

@@ -42,6 +42,7 @@
 #include <linux/socket.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/uio.h>
+#include <linux/vecnet.h>
 #include <linux/workqueue.h>
 #include "vecnet_compat.h"
 
@@ -468,35 +469,18 @@ static inline int vecnet_tx_fd(const struct vecnet_queue *q)
 	return vecnet_q_fd(q);
 }
 
-/* ---- negotiation messages ------------------------------------------------ */
+/* ---- control messages ---------------------------------------------------- */
 
 /*
- * 12 bytes, shorter than any Ethernet frame: "VECN", the version, the
- * type, then by type flags and the largest frame taken (HELLO, MODE), a
- * MAC address (CHAN, UNCHAN) or a cookie (QUEUES, JOIN).  vecnet_nego.c
- * speaks them; vecnet_chan.c sends its own UNCHAN.
+ * Their format is <linux/vecnet.h>'s, shared with the switch.
+ * vecnet_nego.c speaks them; vecnet_chan.c sends its own UNCHAN.
  */
-#define VECNET_NEGO_LEN		12
-#define VECNET_NEGO_MAGIC	"VECN"
-#define VECNET_NEGO_MAGIC_LEN	4
-#define VECNET_NEGO_VERSION	1
-#define VECNET_NEGO_HELLO	1
-#define VECNET_NEGO_MODE	2
-#define VECNET_NEGO_CHAN	3
-#define VECNET_NEGO_UNCHAN	4
-#define VECNET_NEGO_QUEUES	5
-#define VECNET_NEGO_JOIN	6
-#define VECNET_NEGO_F_VNET	0x0001
-#define VECNET_NEGO_F_CHAN	0x0002
-#define VECNET_NEGO_F_MQ	0x0004
-#define VECNET_NEGO_COOKIE_LEN	6
-
-/* The first six bytes of a message of type @type */
-static inline void vecnet_nego_head(u8 *m, u8 type)
+static inline void vecnet_msg_init(struct vecnet_msg *m, u8 type)
 {
-	memcpy(m, VECNET_NEGO_MAGIC, VECNET_NEGO_MAGIC_LEN);
-	m[4] = VECNET_NEGO_VERSION;
-	m[5] = type;
+	memset(m, 0, sizeof(*m));
+	memcpy(m->magic, VECNET_MSG_MAGIC, VECNET_MSG_MAGIC_LEN);
+	m->version = VECNET_MSG_VERSION;
+	m->type = type;
 }
 
 /* ---- what each file offers the files above it (the map at the top) ------- */

@@ -64,11 +64,11 @@ static bool vecnet_chan_used(const struct vecnet_chan *c)
  */
 static void vecnet_chan_tell(struct vecnet_dev *vn, const u8 *mac)
 {
-	u8 m[VECNET_NEGO_LEN];
+	struct vecnet_msg m;
 
-	vecnet_nego_head(m, VECNET_NEGO_UNCHAN);
-	ether_addr_copy(m + 6, mac);
-	vecnet_user_send(vn->fd, m, sizeof(m));
+	vecnet_msg_init(&m, VECNET_MSG_UNCHAN);
+	memcpy(m.mac, mac, ETH_ALEN);
+	vecnet_user_send(vn->fd, &m, sizeof(m));
 }
 
 /*

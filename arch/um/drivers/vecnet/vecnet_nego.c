@@ -37,7 +37,6 @@
  */
 
 #include <linux/skbuff.h>
-#include <linux/unaligned.h>
 #include "vecnet.h"
 #include "vecnet_user.h"
 
@@ -56,56 +55,58 @@ static bool vecnet_nego_wanted(const struct vecnet_dev *vn)
 static void vecnet_nego_queue(struct vecnet_dev *vn, u8 type, u16 flags)
 {
 	struct vecnet_txq *tx = &vn->q[0].tx;
+	struct vecnet_msg *m;
 	struct sk_buff *skb;
-	u8 *m;
 
 	if (!tx->skbs || tx->count == vn->depth)
 		return;		/* tried again at the next link check */
-	skb = alloc_skb(VECNET_NEGO_LEN, GFP_ATOMIC);
+	BUILD_BUG_ON(sizeof(*m) != VECNET_MSG_LEN);
+	skb = alloc_skb(sizeof(*m), GFP_ATOMIC);
 	if (!skb)
 		return;
-	m = skb_put(skb, VECNET_NEGO_LEN);
-	vecnet_nego_head(m, type);
-	put_unaligned_be16(flags, m + 6);
-	put_unaligned_be32(VECNET_GSO_FRAME, m + 8);
+	m = skb_put(skb, sizeof(*m));
+	vecnet_msg_init(m, type);
+	m->mode.flags = cpu_to_be16(flags);
+	m->mode.max_frame = cpu_to_be32(VECNET_GSO_FRAME);
 	vecnet_tx_queue_raw(vn, skb);
 }
 
 /* Called with tx.lock held: our frames from here on carry headers */
 static void vecnet_nego_send_mode(struct vecnet_dev *vn)
 {
-	vecnet_nego_queue(vn, VECNET_NEGO_MODE, VECNET_NEGO_F_VNET);
+	vecnet_nego_queue(vn, VECNET_MSG_MODE, VECNET_MSG_F_VNET);
 	WRITE_ONCE(vn->tx_vnet, true);
 }
 
 /* What a HELLO asks for */
 static u16 vecnet_nego_hello_flags(const struct vecnet_dev *vn)
 {
-	return VECNET_NEGO_F_VNET | (vn->chan_want ? VECNET_NEGO_F_CHAN : 0) |
-	       (vn->nq > 1 ? VECNET_NEGO_F_MQ : 0);
+	return VECNET_MSG_F_VNET | (vn->chan_want ? VECNET_MSG_F_CHAN : 0) |
+	       (vn->nq > 1 ? VECNET_MSG_F_MQ : 0);
 }
 
 /* Every further queue that is not part of the port yet asks to be */
 static void vecnet_nego_join(struct vecnet_dev *vn)
 {
-	u8 m[VECNET_NEGO_LEN];
+	struct vecnet_msg m;
 	unsigned int i;
 
-	vecnet_nego_head(m, VECNET_NEGO_JOIN);
-	memcpy(m + 6, vn->mq_cookie, VECNET_NEGO_COOKIE_LEN);
+	vecnet_msg_init(&m, VECNET_MSG_JOIN);
+	memcpy(m.cookie, vn->mq_cookie, VECNET_MSG_COOKIE_LEN);
 	for (i = 1; i < vn->nq; i++)
 		if (!test_bit(i, &vn->live))
-			vecnet_user_send(vn->q[i].fd, m, sizeof(m));
+			vecnet_user_send(vn->q[i].fd, &m, sizeof(m));
 }
 
 /* From NAPI: the switch's cookie for our further queues */
-static void vecnet_nego_queues(struct vecnet_dev *vn, const u8 *m)
+static void vecnet_nego_queues(struct vecnet_dev *vn,
+			       const struct vecnet_msg *m)
 {
 	spin_lock(&vn->q[0].tx.lock);
 	/* a new cookie: the joins made with the old one are gone */
 	vecnet_mq_unjoin_all(vn);
 	if (vn->nq > 1 && vn->tx_vnet) {
-		memcpy(vn->mq_cookie, m + 6, VECNET_NEGO_COOKIE_LEN);
+		memcpy(vn->mq_cookie, m->cookie, VECNET_MSG_COOKIE_LEN);
 		vn->mq_cookie_ok = true;
 		vecnet_nego_join(vn);
 	}
@@ -119,15 +120,16 @@ static void vecnet_nego_queues(struct vecnet_dev *vn, const u8 *m)
 bool vecnet_nego_join_ack(struct vecnet_queue *q, const u8 *m,
 			  unsigned int len)
 {
+	const struct vecnet_msg *msg = (const void *)m;
 	struct vecnet_dev *vn = q->vn;
 
-	if (len != VECNET_NEGO_LEN ||
-	    memcmp(m, VECNET_NEGO_MAGIC, VECNET_NEGO_MAGIC_LEN) ||
-	    m[4] != VECNET_NEGO_VERSION || m[5] != VECNET_NEGO_JOIN)
+	if (len != sizeof(*msg) ||
+	    memcmp(msg->magic, VECNET_MSG_MAGIC, VECNET_MSG_MAGIC_LEN) ||
+	    msg->version != VECNET_MSG_VERSION || msg->type != VECNET_MSG_JOIN)
 		return false;
 	spin_lock(&vn->q[0].tx.lock);
 	if (vn->mq_cookie_ok &&
-	    !memcmp(m + 6, vn->mq_cookie, VECNET_NEGO_COOKIE_LEN) &&
+	    !memcmp(msg->cookie, vn->mq_cookie, VECNET_MSG_COOKIE_LEN) &&
 	    !test_bit(q->index, &vn->live)) {
 		vecnet_mq_join(q);
 		vecnet_qcount_napi(q, mq_joined);
@@ -158,7 +160,7 @@ static void vecnet_nego_restart(struct vecnet_dev *vn)
 {
 	vecnet_nego_plain_again(vn);
 	vn->nego_tries = 1;
-	vecnet_nego_queue(vn, VECNET_NEGO_HELLO, vecnet_nego_hello_flags(vn));
+	vecnet_nego_queue(vn, VECNET_MSG_HELLO, vecnet_nego_hello_flags(vn));
 	vecnet_count_tx(vn, nego_hello);
 }
 
@@ -191,42 +193,43 @@ static void vecnet_nego_agreed(struct vecnet_dev *vn)
  */
 bool vecnet_nego_rx(struct vecnet_dev *vn, const u8 *m, unsigned int len)
 {
+	const struct vecnet_msg *msg = (const void *)m;
 	u16 flags;
 
-	if (len < VECNET_NEGO_MAGIC_LEN ||
-	    memcmp(m, VECNET_NEGO_MAGIC, VECNET_NEGO_MAGIC_LEN))
+	if (len < VECNET_MSG_MAGIC_LEN ||
+	    memcmp(m, VECNET_MSG_MAGIC, VECNET_MSG_MAGIC_LEN))
 		return false;
-	if (len != VECNET_NEGO_LEN || m[4] != VECNET_NEGO_VERSION ||
-	    m[5] < VECNET_NEGO_HELLO || m[5] > VECNET_NEGO_QUEUES ||
+	/* a further queue's JOIN ack never comes on the main socket */
+	if (len != sizeof(*msg) || msg->version != VECNET_MSG_VERSION ||
+	    msg->type < VECNET_MSG_HELLO || msg->type > VECNET_MSG_QUEUES ||
 	    !vecnet_nego_wanted(vn)) {
 		vecnet_count_napi(vn, rx_nego_bad);
 		return true;
 	}
-	if (m[5] == VECNET_NEGO_CHAN) {
-		vecnet_chan_offer(vn, m + 6, vn->rx_fd_in);
+	switch (msg->type) {
+	case VECNET_MSG_CHAN:
+		vecnet_chan_offer(vn, msg->mac, vn->rx_fd_in);
 		vn->rx_fd_in = -1;
 		return true;
-	}
-	if (m[5] == VECNET_NEGO_UNCHAN) {
-		vecnet_chan_revoke(vn, m + 6);
+	case VECNET_MSG_UNCHAN:
+		vecnet_chan_revoke(vn, msg->mac);
+		return true;
+	case VECNET_MSG_QUEUES:
+		vecnet_nego_queues(vn, msg);
 		return true;
 	}
-	if (m[5] == VECNET_NEGO_QUEUES) {
-		vecnet_nego_queues(vn, m);
-		return true;
-	}
-	flags = get_unaligned_be16(m + 6);
+	flags = be16_to_cpu(msg->mode.flags);
 	spin_lock(&vn->q[0].tx.lock);
-	if (m[5] == VECNET_NEGO_HELLO) {
+	if (msg->type == VECNET_MSG_HELLO) {
 		/* the peer starts over in plain frames; so do we, then answer */
 		vecnet_nego_plain_again(vn);
-		if (flags & VECNET_NEGO_F_VNET)
+		if (flags & VECNET_MSG_F_VNET)
 			vecnet_nego_send_mode(vn);
 	} else {
-		WRITE_ONCE(vn->rx_vnet, !!(flags & VECNET_NEGO_F_VNET));
+		WRITE_ONCE(vn->rx_vnet, !!(flags & VECNET_MSG_F_VNET));
 		if (vn->chan_want)
 			vecnet_chan_allow_fds(vn, vn->rx_vnet &&
-					      (flags & VECNET_NEGO_F_CHAN));
+					      (flags & VECNET_MSG_F_CHAN));
 		if (vn->rx_vnet && !vn->tx_vnet)
 			vecnet_nego_send_mode(vn);
 		if (vn->rx_vnet)
@@ -250,7 +253,7 @@ void vecnet_nego_tick(struct vecnet_dev *vn)
 	spin_lock_bh(&vn->q[0].tx.lock);
 	if (!vn->nego_agreed && vn->nego_tries < VECNET_NEGO_TRIES) {
 		vn->nego_tries++;
-		vecnet_nego_queue(vn, VECNET_NEGO_HELLO,
+		vecnet_nego_queue(vn, VECNET_MSG_HELLO,
 				  vecnet_nego_hello_flags(vn));
 		vecnet_count_tx(vn, nego_hello);
 		said = vn->nego_tries == VECNET_NEGO_TRIES;

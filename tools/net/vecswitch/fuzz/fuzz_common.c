@@ -214,8 +214,8 @@ void fz_check(struct vs_switch *sw)
 			 * JOIN acks (mq.c) follow it
 			 */
 			if (b->ctl) {
-				FZ_ASSERT(b->len == VS_NEGO_LEN);
-				FZ_ASSERT(b->data[5] != VS_NEGO_MODE ||
+				FZ_ASSERT(b->len == VECNET_MSG_LEN);
+				FZ_ASSERT(b->data[5] != VECNET_MSG_MODE ||
 					  j + 1 == p->tx_plain);
 				continue;
 			}
