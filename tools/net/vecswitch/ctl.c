@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ctl.c - the control socket: the server side (one request line in, one
- * text or JSON report out, then close) and the `vecswitch ctl` client.
- * Also owns the name tables of the counters that the reports print.
+ * ctl.c - the control socket's server side: one request line in, one text
+ * or JSON report out, then close (the client is ctl_client.c).  Also owns
+ * the name tables of the counters that the reports print.
  *
  * Protocol, on a SOCK_STREAM unix socket: the client sends one line
  * "<command>[ json]\n" with command ports, fdb, stats or channels; the
@@ -20,8 +20,6 @@
 
 #include "vecswitch.h"
 
-#define CTL_TIMEOUT_MS	5000
-#define EXIT_USAGE	2
 #define SB_INITIAL	1024
 
 #define PORT_STAT(n)	{ #n, offsetof(struct vs_port_stats, n) }
@@ -529,7 +527,7 @@ void vs_ctl_accept(struct vs_switch *sw)
 		return;
 	}
 	sw->ctl[i].fd = fd;
-	sw->ctl[i].deadline_ms = sw->now_ms + CTL_TIMEOUT_MS;
+	sw->ctl[i].deadline_ms = sw->now_ms + VS_CTL_TIMEOUT_MS;
 }
 
 static void ctl_write(struct vs_switch *sw, struct vs_ctl_conn *c)
@@ -612,89 +610,4 @@ void vs_ctl_close_all(struct vs_switch *sw)
 	for (i = 0; i < VS_CTL_MAX_CONN; i++)
 		if (sw->ctl[i].fd >= 0)
 			ctl_close(&sw->ctl[i]);
-}
-
-/* ---- the `vecswitch ctl` client ----------------------------------------------- */
-
-static int __attribute__((format(printf, 1, 2))) ctl_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("vecswitch ctl: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	return EXIT_USAGE;
-}
-
-int vs_ctl_client(int argc, char **argv)
-{
-	struct timeval tv = { .tv_sec = CTL_TIMEOUT_MS / 1000 };
-	const char *path = NULL, *cmd = NULL;
-	struct sockaddr_un sa;
-	char req[32], buf[4096];
-	bool json = false, failed = false;
-	socklen_t len;
-	int i, fd, n;
-	ssize_t r;
-
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--ctl")) {
-			if (++i == argc)
-				return ctl_usage("--ctl: needs an argument");
-			path = argv[i];
-		} else if (!strncmp(argv[i], "--ctl=", 6)) {
-			path = argv[i] + 6;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = true;
-		} else if (!strcmp(argv[i], "ports") || !strcmp(argv[i], "fdb") ||
-			   !strcmp(argv[i], "stats") ||
-			   !strcmp(argv[i], "channels")) {
-			if (cmd)
-				return ctl_usage("%s: only one command", argv[i]);
-			cmd = argv[i];
-		} else {
-			return ctl_usage("%s: unknown argument (want %s)",
-					 argv[i], "--ctl PATH ports|fdb|stats|channels [--json]");
-		}
-	}
-	if (!path)
-		return ctl_usage("--ctl: missing (the switch's control socket)");
-	if (!cmd)
-		return ctl_usage("no command (ports, fdb, stats or channels)");
-	if (vs_sockaddr_un(&sa, &len, path) < 0)
-		return ctl_usage("--ctl: path empty or too long");
-
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, len) < 0) {
-		fprintf(stderr, "vecswitch ctl: %s: %s\n", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return 1;
-	}
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	n = snprintf(req, sizeof(req), "%s%s\n", cmd, json ? " json" : "");
-	if (send(fd, req, n, MSG_NOSIGNAL) != n) {
-		fprintf(stderr, "vecswitch ctl: send: %s\n", strerror(errno));
-		close(fd);
-		return 1;
-	}
-	shutdown(fd, SHUT_WR);
-	n = 0;
-	while ((r = recv(fd, buf, sizeof(buf), 0)) > 0) {
-		/* the switch refused the request: say so in the exit code */
-		if (!n++ && ((r >= 6 && !strncmp(buf, "error:", 6)) ||
-			     (r >= 8 && !strncmp(buf, "{\"error\"", 8))))
-			failed = true;
-		if (fwrite(buf, 1, r, stdout) != (size_t)r)
-			break;
-	}
-	close(fd);
-	if (r < 0) {
-		fprintf(stderr, "vecswitch ctl: receive: %s\n", strerror(errno));
-		return 1;
-	}
-	return failed ? 1 : 0;
 }

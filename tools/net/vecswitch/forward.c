@@ -6,8 +6,6 @@
  * virtio-net header, or plain).
  */
 #include <string.h>
-#include <linux/sockios.h>
-#include <sys/ioctl.h>
 
 #include "vecswitch.h"
 
@@ -86,37 +84,6 @@ static bool mac_lock_ok(struct vs_switch *sw, struct vs_port *in,
 	memcpy(in->lock_mac, src, 6);
 	in->locked = true;
 	return true;
-}
-
-/*
- * Should @p, a dgram peer, get no more frames for now? Yes when it was sent
- * unread_limit bytes (or a quarter of the send buffer, if that is less)
- * since it last sent a frame, more than half of the send buffer it shares
- * with the other dgram peers is taken by datagrams nobody has read yet
- * (asked of the kernel at most once a millisecond), and the unix socket
- * diagnostics did not just see it reading (unixdiag.c).
- */
-static bool dgram_stalled(struct vs_switch *sw, const struct vs_port *p)
-{
-	typeof(sw->sndbuf[0]) *b = &sw->sndbuf[p->vnet];
-	uint64_t limit = sw->cfg.unread_limit;
-	int used;
-
-	if (b->size <= 0)
-		return false;
-	if (limit > (uint64_t)b->size / 4)
-		limit = b->size / 4;
-	if (p->unanswered <= limit)
-		return false;
-	if (b->asked_ms != sw->now_ms) {
-		b->asked_ms = sw->now_ms;
-		if (ioctl(vs_dgram_fd(sw, p), SIOCOUTQ, &used) == 0)
-			b->used = used;
-	}
-	if (b->used <= b->size / 2)
-		return false;
-	vs_diag_refresh(sw);
-	return !vs_diag_reading(sw, p);
 }
 
 /* The longest frame the port takes (its MTU, a VLAN tag aside), 0: any */
@@ -227,17 +194,8 @@ static void enqueue(struct vs_switch *sw, struct vs_port *out,
 		drop(sw, &out->st.tx_queue_full, 1);
 		return;
 	}
-	/*
-	 * A dgram guest connected to the switch's socket is not held to
-	 * max_dgram_qlen: what it leaves unread stays charged to the send
-	 * buffer every dgram guest shares, and a guest that stopped reading
-	 * would take all of it. While more than half of that buffer is
-	 * unread, a guest that was sent its unread limit (4 MiB, or a
-	 * quarter of the buffer if less) without sending a frame back gets
-	 * nothing more, until it sends or the buffer drains below half,
-	 * unless the kernel's socket diagnostics just saw it reading.
-	 */
-	if (out->type == VS_PORT_DGRAM && dgram_stalled(sw, out)) {
+	/* a guest that stopped reading must not fill the shared buffer */
+	if (out->type == VS_PORT_DGRAM && vs_stall_dgram(sw, out)) {
 		drop(sw, &out->st.tx_unread, 1);
 		return;
 	}

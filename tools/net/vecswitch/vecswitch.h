@@ -18,9 +18,11 @@
  *	vhost_port.c		socket or the guest's receive ring takes it
  * vhost_port.c, with vhost.c and virtq.c (vhost.h), takes a vhost-user
  * guest's frames out of its memory and puts frames into it.
- * Around it: main.c (options, the loop), sock.c (the switch's sockets and
- * who may use them), peer.c (where a dgram port's frames go), ctl.c (the
- * control socket), unixdiag.c (which guests read).
+ * Around it: main.c (start-up, the loop), conf.c (the command line),
+ * stall.c (which dgram guests get no more until they read),
+ * sock.c (the switch's sockets and who may use them), peer.c (where a
+ * dgram port's frames go), ctl.c (the control socket; ctl_client.c is
+ * `vecswitch ctl`), unixdiag.c (which guests read).
  */
 #ifndef VECSWITCH_H
 #define VECSWITCH_H
@@ -414,6 +416,8 @@ struct vs_ctl_conn {
 };
 
 #define VS_CTL_MAX_CONN		8
+/* a control request and its answer, each way, client and switch */
+#define VS_CTL_TIMEOUT_MS	5000
 
 /* ---- the switch ----------------------------------------------------------- */
 
@@ -549,6 +553,9 @@ static inline bool vs_msg_is(const void *d, size_t len, uint8_t type)
 	       m->version == VECNET_MSG_VERSION && m->type == type;
 }
 
+/* conf.c */
+void vs_conf_parse(struct vs_config *cfg, int argc, char **argv);
+
 /* main.c */
 void vs_dispatch(struct vs_switch *sw, uint64_t tag, uint32_t events);
 void vs_flush_all(struct vs_switch *sw);
@@ -660,14 +667,19 @@ void vs_fdb_sweep(struct vs_switch *sw);
 struct vs_port *vs_fdb_owner(struct vs_switch *sw, const uint8_t *mac);
 void vs_mac_str(char *out, const uint8_t *mac);	/* out: 18 bytes */
 
+/* stall.c */
+bool vs_stall_dgram(struct vs_switch *sw, const struct vs_port *p);
+
 /* ctl.c */
 void vs_ctl_accept(struct vs_switch *sw);
 void vs_ctl_event(struct vs_switch *sw, unsigned int idx, uint32_t events);
 void vs_ctl_expire(struct vs_switch *sw);
 void vs_ctl_close_all(struct vs_switch *sw);
-int vs_ctl_client(int argc, char **argv);
 bool vs_ctl_req_done(const struct vs_ctl_conn *c);
 void vs_ctl_answer(struct vs_switch *sw, struct vs_ctl_conn *c);
+
+/* ctl_client.c */
+int vs_ctl_client(int argc, char **argv);
 
 /* Where dgram port @p's socket @k (0: its main one) is sent to */
 static inline const struct sockaddr_un *vs_mq_dst(const struct vs_port *p,
