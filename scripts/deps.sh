@@ -13,7 +13,7 @@ packages=(
 	linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
 	xz-utils python3 rsync
 	# switch, and its fuzz targets (libFuzzer)
-	liburing-dev pkg-config clang-14 libclang-rt-14-dev
+	liburing-dev libpcap-dev pkg-config clang-14 libclang-rt-14-dev
 	# tests, demo and benchmarks
 	iproute2 iputils-ping ethtool iperf3 tcpdump socat procps psmisc
 	uml-utilities shellcheck qemu-system-x86 busybox-static cpio kmod

@@ -121,12 +121,13 @@ bool vs_chan_allowed(const struct vs_switch *sw, const struct vs_port *p,
 /*
  * Does dgram port @p take channels now?  Its MODE must have left (no
  * entry queued before it is still waiting): the guest refuses a CHAN it
- * reads before the MODE, and CHAN is sent at once, past the queue.
+ * reads before the MODE, and CHAN is sent at once, past the queue.  And
+ * no capture may want its unicast to cross the switch (capture.c).
  */
-static bool chan_capable(const struct vs_port *p)
+static bool chan_capable(const struct vs_switch *sw, const struct vs_port *p)
 {
 	return p->chan_ok && p->rx_vnet && p->tx_vnet && !p->tx_plain &&
-	       !p->dead;
+	       !p->dead && !p->cap_hold && !sw->cap_all;
 }
 
 static void chan_unlink(struct vs_port *p, struct vs_chan *c)
@@ -295,7 +296,7 @@ void vs_chan_seen(struct vs_switch *sw, struct vs_port *in, const uint8_t *src,
 {
 	struct vs_chan *c;
 
-	if (!chan_capable(in) || !chan_capable(out))
+	if (!chan_capable(sw, in) || !chan_capable(sw, out))
 		return;
 	/* not to a guest that is behind: it would not read the offer soon */
 	if (in->txq.count > in->txq.cap / 2 || out->txq.count > out->txq.cap / 2)

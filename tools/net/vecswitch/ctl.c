@@ -405,10 +405,19 @@ void vs_ctl_answer(struct vs_switch *sw, struct vs_ctl_conn *c)
 {
 	char cmd[16] = "", flag[16] = "", extra[2] = "";
 	struct sbuf sb = { 0 };
+	const char *err;
 	bool json = false;
 	int n;
 
 	c->req[c->reqlen] = '\0';
+	if (!strncmp(c->req, "capture", 7) &&
+	    (!c->req[7] || strchr(" \t\r\n", c->req[7]))) {
+		err = vs_capture_start(sw, c, c->req + 7);
+		if (!err)
+			return;
+		sb_printf(&sb, "error: capture: %s\n", err);
+		goto out;
+	}
 	n = sscanf(c->req, "%15s %15s %1s", cmd, flag, extra);
 	if (n >= 2 && !strcmp(flag, "json"))
 		json = true;
@@ -435,7 +444,7 @@ bad:
 	if (json)
 		sb_printf(&sb, "{\"error\":\"unknown request\"}\n");
 	else
-		sb_printf(&sb, "error: unknown request, want ports|fdb|stats|channels [json]\n");
+		sb_printf(&sb, "error: unknown request, want ports|fdb|stats|channels [json], or capture\n");
 out:
 	c->out = sb.p;
 	c->outlen = sb.oom ? 0 : sb.len;
@@ -450,8 +459,9 @@ bool vs_ctl_req_done(const struct vs_ctl_conn *c)
 
 /* ---- server side ------------------------------------------------------------- */
 
-static void ctl_close(struct vs_ctl_conn *c)
+static void ctl_close(struct vs_switch *sw, struct vs_ctl_conn *c)
 {
+	vs_capture_free(sw, c);
 	if (c->fd >= 0)
 		close(c->fd);
 	free(c->out);
@@ -530,6 +540,11 @@ void vs_ctl_accept(struct vs_switch *sw)
 	sw->ctl[i].deadline_ms = sw->now_ms + VS_CTL_TIMEOUT_MS;
 }
 
+/*
+ * Send what @c has to say.  A report closes the connection once out; a
+ * capture stays, listening for its client's end (EPOLLIN) and, while its
+ * output waits for room, for that too (EPOLLOUT).
+ */
 static void ctl_write(struct vs_switch *sw, struct vs_ctl_conn *c)
 {
 	struct epoll_event ev = {
@@ -537,6 +552,8 @@ static void ctl_write(struct vs_switch *sw, struct vs_ctl_conn *c)
 		.data.u64 = vs_ev(VS_EV_CTL_CONN, c - sw->ctl),
 	};
 
+	if (c->cap)
+		ev.events |= EPOLLIN;
 	while (c->outoff < c->outlen) {
 		ssize_t r = send(c->fd, c->out + c->outoff,
 				 c->outlen - c->outoff,
@@ -546,11 +563,49 @@ static void ctl_write(struct vs_switch *sw, struct vs_ctl_conn *c)
 			epoll_ctl(sw->epfd, EPOLL_CTL_MOD, c->fd, &ev);
 			return;
 		}
-		if (r <= 0)
-			break;
+		if (r <= 0) {
+			ctl_close(sw, c);
+			return;
+		}
 		c->outoff += r;
 	}
-	ctl_close(c);
+	c->outoff = c->outlen = 0;
+	if (c->cap && !vs_capture_done(c)) {
+		ev.events = EPOLLIN;
+		epoll_ctl(sw->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+		return;
+	}
+	ctl_close(sw, c);
+}
+
+/* A capture's client stopped it (end of its input), or went */
+static void capture_input(struct vs_switch *sw, struct vs_ctl_conn *c,
+			  uint32_t events)
+{
+	char buf[64];
+	ssize_t r;
+
+	if (events & EPOLLERR) {
+		ctl_close(sw, c);
+		return;
+	}
+	r = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+	if (r < 0 && errno == EAGAIN && !(events & EPOLLHUP))
+		return;
+	/* anything sent after the request ends the capture too */
+	vs_capture_end(sw, c);
+	ctl_write(sw, c);
+}
+
+/* End of a loop turn: what the captures took goes to their clients */
+void vs_ctl_flush(struct vs_switch *sw)
+{
+	unsigned int i;
+
+	for (i = 0; i < VS_CTL_MAX_CONN; i++)
+		if (sw->ctl[i].fd >= 0 && sw->ctl[i].cap &&
+		    sw->ctl[i].outlen > sw->ctl[i].outoff)
+			ctl_write(sw, &sw->ctl[i]);
 }
 
 void vs_ctl_event(struct vs_switch *sw, unsigned int idx, uint32_t events)
@@ -569,6 +624,13 @@ void vs_ctl_event(struct vs_switch *sw, unsigned int idx, uint32_t events)
 	if (idx >= VS_CTL_MAX_CONN || sw->ctl[idx].fd < 0)
 		return;
 	c = &sw->ctl[idx];
+	if (c->cap) {
+		if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+			capture_input(sw, c, events);
+		else
+			ctl_write(sw, c);
+		return;
+	}
 	if (c->out) {
 		ctl_write(sw, c);
 		return;
@@ -586,7 +648,7 @@ void vs_ctl_event(struct vs_switch *sw, unsigned int idx, uint32_t events)
 		if (!vs_ctl_req_done(c))
 			return;
 	} else if (r < 0 || !c->reqlen || (events & EPOLLERR)) {
-		ctl_close(c);
+		ctl_close(sw, c);
 		return;
 	}
 	/* a full line, a full buffer, or end of input: answer */
@@ -598,9 +660,11 @@ void vs_ctl_expire(struct vs_switch *sw)
 {
 	unsigned int i;
 
+	/* a capture runs as long as its client wants */
 	for (i = 0; i < VS_CTL_MAX_CONN; i++)
-		if (sw->ctl[i].fd >= 0 && sw->now_ms >= sw->ctl[i].deadline_ms)
-			ctl_close(&sw->ctl[i]);
+		if (sw->ctl[i].fd >= 0 && !sw->ctl[i].cap &&
+		    sw->now_ms >= sw->ctl[i].deadline_ms)
+			ctl_close(sw, &sw->ctl[i]);
 }
 
 void vs_ctl_close_all(struct vs_switch *sw)
@@ -609,5 +673,5 @@ void vs_ctl_close_all(struct vs_switch *sw)
 
 	for (i = 0; i < VS_CTL_MAX_CONN; i++)
 		if (sw->ctl[i].fd >= 0)
-			ctl_close(&sw->ctl[i]);
+			ctl_close(sw, &sw->ctl[i]);
 }

@@ -1,21 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ctl_client.c - `vecswitch ctl`: send one request to a running switch's
- * control socket (ctl.c has the protocol) and copy its report to stdout.
+ * ctl_client.c - `vecswitch ctl`: talk to a running switch's control
+ * socket (ctl.c has the protocol).
+ *
+ *   ports, fdb, stats, channels  one report, copied to stdout
+ *   capture                      frames the switch forwards, written as
+ *                                pcap by libpcap's dumper (capture.c has
+ *                                the switch's side)
+ *   top                          per-port rates, once a second
+ *
  * Exit status 0, 1 when the switch or the socket answered with an error,
  * 2 for a bad command line.
  */
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <pcap/pcap.h>
 
 #include "vecswitch.h"
 
 #define EXIT_USAGE	2
+/* after the user stops a capture, the switch's END is waited for this long */
+#define CAP_END_WAIT_MS	5000
+#define CAP_READ_BUF	(1u << 20)
+#define TOP_PORTS	256
+
+static volatile sig_atomic_t stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 
 static int __attribute__((format(printf, 1, 2))) ctl_usage(const char *fmt, ...)
 {
@@ -29,18 +53,456 @@ static int __attribute__((format(printf, 1, 2))) ctl_usage(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-int vs_ctl_client(int argc, char **argv)
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Connect to the control socket at @path; -1 (said why) if it cannot */
+static int ctl_connect(const char *path)
+{
+	struct sockaddr_un sa;
+	socklen_t len;
+	int fd;
+
+	if (vs_sockaddr_un(&sa, &len, path) < 0) {
+		fprintf(stderr, "vecswitch ctl: --ctl: path empty or too long\n");
+		return -1;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, len) < 0) {
+		fprintf(stderr, "vecswitch ctl: %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static bool send_req(int fd, const char *req)
+{
+	size_t n = strlen(req);
+
+	if (send(fd, req, n, MSG_NOSIGNAL) != (ssize_t)n) {
+		fprintf(stderr, "vecswitch ctl: send: %s\n", strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/*
+ * One request, its whole answer into *@out (NUL-terminated, the caller
+ * frees it).  0, or 1 when the answer is an error (text or JSON), or -1
+ * (said why, *@out unset) when the socket failed.
+ */
+static int fetch(const char *path, const char *req, char **out)
 {
 	struct timeval tv = { .tv_sec = VS_CTL_TIMEOUT_MS / 1000 };
-	const char *path = NULL, *cmd = NULL;
-	struct sockaddr_un sa;
-	char req[32], buf[4096];
-	bool json = false, failed = false;
-	socklen_t len;
-	int i, fd, n;
-	ssize_t r;
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	bool ok = false;
+	ssize_t r = 0;
+	int fd = -1;
 
-	for (i = 1; i < argc; i++) {
+	if (!buf)
+		return -1;
+	fd = ctl_connect(path);
+	if (fd < 0)
+		goto out;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (!send_req(fd, req))
+		goto out;
+	shutdown(fd, SHUT_WR);
+	for (;;) {
+		if (len + 1 == cap) {
+			char *more = cap < (64u << 20) ? realloc(buf, cap * 2) : NULL;
+
+			if (!more) {
+				fprintf(stderr, "vecswitch ctl: the answer is too large\n");
+				goto out;
+			}
+			buf = more;
+			cap *= 2;
+		}
+		r = recv(fd, buf + len, cap - 1 - len, 0);
+		if (r <= 0)
+			break;
+		len += r;
+	}
+	buf[len] = '\0';
+	if (r < 0)
+		fprintf(stderr, "vecswitch ctl: receive: %s\n", strerror(errno));
+	else
+		ok = true;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (!ok) {
+		free(buf);
+		return -1;
+	}
+	*out = buf;
+	return !strncmp(buf, "error:", 6) || !strncmp(buf, "{\"error\"", 8);
+}
+
+/* ---- capture ------------------------------------------------------------- */
+
+struct cap_out {
+	const char *file;
+	unsigned long snaplen;
+	pcap_t *pc;
+	pcap_dumper_t *d;
+	bool broken;			/* the file or pipe refused a write */
+};
+
+/*
+ * The pcap file, once the switch has taken the request: an error leaves
+ * no file header behind on stdout
+ */
+static bool cap_open(struct cap_out *o)
+{
+	o->pc = pcap_open_dead(DLT_EN10MB, o->snaplen);
+	if (!o->pc)
+		return false;
+	o->d = pcap_dump_open(o->pc, o->file);
+	if (o->d)
+		return true;
+	fprintf(stderr, "vecswitch ctl: capture: %s\n", pcap_geterr(o->pc));
+	pcap_close(o->pc);
+	o->pc = NULL;
+	return false;
+}
+
+/* The records in @buf[0..@len): handled ones consumed, the rest left */
+static size_t cap_records(struct cap_out *o, const uint8_t *buf, size_t len,
+			  bool *ended)
+{
+	size_t at = 0;
+
+	while (len - at >= sizeof(struct vs_cap_rec)) {
+		struct vs_cap_rec r;
+		struct pcap_pkthdr h;
+		uint64_t n[2];
+
+		memcpy(&r, buf + at, sizeof(r));
+		if (len - at - sizeof(r) < r.len)
+			break;
+		at += sizeof(r);
+		switch (r.type) {
+		case VS_CAP_FRAME:
+			h.ts.tv_sec = r.ts_ns / 1000000000u;
+			h.ts.tv_usec = r.ts_ns % 1000000000u / 1000;
+			h.caplen = r.len;
+			h.len = r.origlen;
+			pcap_dump((u_char *)o->d, &h, buf + at);
+			break;
+		case VS_CAP_NOTE:
+			fprintf(stderr, "vecswitch ctl: capture: %.*s\n",
+				(int)r.len, (const char *)buf + at);
+			break;
+		case VS_CAP_END:
+			memset(n, 0, sizeof(n));
+			memcpy(n, buf + at, r.len < sizeof(n) ? r.len : sizeof(n));
+			fprintf(stderr,
+				"vecswitch ctl: capture: %llu frames captured, %llu lost%s\n",
+				(unsigned long long)n[0], (unsigned long long)n[1],
+				n[1] ? " (the reader fell behind)" : "");
+			*ended = true;
+			break;
+		}
+		at += r.len;
+	}
+	if (pcap_dump_flush(o->d) < 0)
+		o->broken = true;
+	return at;
+}
+
+/* Read the switch's answer and records from @fd until the END */
+static int cap_run(int fd, struct cap_out *o)
+{
+	uint8_t *buf = malloc(CAP_READ_BUF);
+	double give_up = 0;
+	bool ended = false, started = false;
+	size_t len = 0, used;
+	int ret = 1;
+
+	if (!buf)
+		return 1;
+	while (!ended) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+
+		if ((stop || o->broken) && !give_up) {
+			/* the switch ends it and sends the counts */
+			shutdown(fd, SHUT_WR);
+			give_up = now_s() + CAP_END_WAIT_MS / 1000.0;
+		}
+		if (give_up && now_s() > give_up) {
+			fprintf(stderr, "vecswitch ctl: capture: no end from the switch\n");
+			break;
+		}
+		if (poll(&pfd, 1, 200) <= 0)
+			continue;
+		r = recv(fd, buf + len, CAP_READ_BUF - len, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r < 0)
+				fprintf(stderr, "vecswitch ctl: receive: %s\n", strerror(errno));
+			else if (!started && len)
+				fprintf(stderr, "vecswitch ctl: the switch says: %.*s",
+					(int)len - (len > 7 ? 7 : 0),
+					(char *)buf + (len > 7 ? 7 : 0));
+			else
+				fprintf(stderr, "vecswitch ctl: capture: the switch closed it without an end\n");
+			break;
+		}
+		len += r;
+		if (!started) {
+			if (len < 8)
+				continue;
+			if (memcmp(buf, "capture\n", 8))
+				continue;	/* an error line: read to its end */
+			if (!cap_open(o))
+				break;
+			started = true;
+			memmove(buf, buf + 8, len - 8);
+			len -= 8;
+		}
+		used = cap_records(o, buf, len, &ended);
+		memmove(buf, buf + used, len - used);
+		len -= used;
+		if (len == CAP_READ_BUF) {
+			fprintf(stderr, "vecswitch ctl: capture: a record larger than the read buffer\n");
+			break;
+		}
+	}
+	if (ended && !o->broken)
+		ret = 0;
+	if (o->broken)
+		fprintf(stderr, "vecswitch ctl: capture: the output refused a write\n");
+	free(buf);
+	return ret;
+}
+
+static int capture(const char *path, int argc, char **argv)
+{
+	struct cap_out o = { .snaplen = VS_CAP_SNAP_MAX };
+	struct sigaction sa = { .sa_handler = on_stop };
+	const char *file = NULL;
+	char req[512] = "capture";
+	char *end;
+	int i, fd, ret;
+
+	for (i = 0; i < argc; i++) {
+		const char *opt = argv[i], *key = NULL;
+
+		if (!strcmp(opt, "--port"))
+			key = "port";
+		else if (!strcmp(opt, "--mac"))
+			key = "mac";
+		else if (!strcmp(opt, "--count"))
+			key = "count";
+		else if (!strcmp(opt, "--snaplen"))
+			key = "snaplen";
+		if (!key) {
+			if (file || (opt[0] == '-' && opt[1]))
+				return ctl_usage("capture: %s: unknown argument (want %s)", opt,
+						 "[--port ID]... [--mac MAC]... [--count N] [--snaplen N] FILE|-");
+			file = opt;
+			continue;
+		}
+		if (++i == argc || strpbrk(argv[i], " \t\r\n"))
+			return ctl_usage("capture: %s: needs one argument", opt);
+		if (!strcmp(key, "snaplen")) {
+			errno = 0;
+			o.snaplen = strtoul(argv[i], &end, 10);
+			if (*end || errno || o.snaplen < 64 ||
+			    o.snaplen > VS_CAP_SNAP_MAX)
+				return ctl_usage("capture: --snaplen: want 64 to %u bytes",
+						 VS_CAP_SNAP_MAX);
+		}
+		if (strlen(req) + strlen(key) + strlen(argv[i]) + 4 >= sizeof(req))
+			return ctl_usage("capture: too many filters");
+		strcat(req, " ");
+		strcat(req, key);
+		strcat(req, " ");
+		strcat(req, argv[i]);
+	}
+	if (!file)
+		return ctl_usage("capture: no output file (FILE, or - for stdout)");
+	strcat(req, "\n");
+	o.file = file;
+	/* a reader that goes (tcpdump quits) ends the capture, not us */
+	signal(SIGPIPE, SIG_IGN);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	ret = 1;
+	fd = ctl_connect(path);
+	if (fd >= 0 && send_req(fd, req))
+		ret = cap_run(fd, &o);
+	if (fd >= 0)
+		close(fd);
+	if (o.d)
+		pcap_dump_close(o.d);
+	if (o.pc)
+		pcap_close(o.pc);
+	return ret;
+}
+
+/* ---- top ----------------------------------------------------------------- */
+
+struct top_port {
+	unsigned int id;
+	char type[16];
+	char name[VS_NAME_LEN];
+	uint64_t v[4];			/* rx_frames rx_bytes tx_frames tx_bytes */
+};
+
+static const char *const top_keys[4] = {
+	"rx_frames", "rx_bytes", "tx_frames", "tx_bytes",
+};
+
+/* The ports of a text stats report, @n at most; how many */
+static unsigned int top_parse(char *text, struct top_port *p, unsigned int n)
+{
+	char *save = NULL, *line, key[32];
+	unsigned long long v;
+	unsigned int k = 0, i;
+	int used;
+
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "port ", 5)) {
+			if (k == n)
+				break;
+			memset(&p[k], 0, sizeof(p[k]));
+			if (sscanf(line, "port %u %15s %n", &p[k].id, p[k].type,
+				   &used) < 2)
+				continue;
+			snprintf(p[k].name, sizeof(p[k].name), "%s", line + used);
+			k++;
+		} else if (k && sscanf(line, " %31s %llu", key, &v) == 2) {
+			for (i = 0; i < 4; i++)
+				if (!strcmp(key, top_keys[i]))
+					p[k - 1].v[i] = v;
+		}
+	}
+	return k;
+}
+
+static int top_fetch(const char *path, char **text)
+{
+	int r = fetch(path, "stats\n", text);
+
+	if (r > 0) {
+		fprintf(stderr, "vecswitch ctl: top: %s", *text);
+		free(*text);
+	}
+	return r;
+}
+
+static int top(const char *path, int argc, char **argv)
+{
+	static struct top_port a[TOP_PORTS], b[TOP_PORTS];
+	struct sigaction sa = { .sa_handler = on_stop };
+	struct top_port *prev = a, *cur = b, *t;
+	unsigned int np = 0, nc, i, j;
+	unsigned long count = 0, shown = 0;
+	bool tty = isatty(STDOUT_FILENO);
+	double t0, t1;
+	char *text, *end;
+
+	for (i = 0; i < (unsigned int)argc; i++) {
+		if (!strcmp(argv[i], "--count") && i + 1 < (unsigned int)argc) {
+			errno = 0;
+			count = strtoul(argv[++i], &end, 10);
+			if (*end || errno || !count)
+				return ctl_usage("top: --count: want 1 or more refreshes");
+		} else {
+			return ctl_usage("top: %s: unknown argument (want [--count N])",
+					 argv[i]);
+		}
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (top_fetch(path, &text))
+		return 1;
+	np = top_parse(text, prev, TOP_PORTS);
+	free(text);
+	t0 = now_s();
+	while (!stop && (!count || shown < count)) {
+		struct timespec d = { .tv_sec = 1 };
+
+		nanosleep(&d, NULL);
+		if (stop)
+			break;
+		if (top_fetch(path, &text))
+			return 1;
+		nc = top_parse(text, cur, TOP_PORTS);
+		free(text);
+		t1 = now_s();
+		if (tty)
+			fputs("\033[H\033[J", stdout);
+		else if (shown)
+			fputc('\n', stdout);
+		printf("%-5s %-11s %12s %10s %12s %10s  %s\n", "PORT", "TYPE",
+		       "RX FRAMES/S", "RX MBIT/S", "TX FRAMES/S", "TX MBIT/S",
+		       "NAME");
+		for (i = 0; i < nc; i++) {
+			uint64_t d0[4] = { 0 };
+
+			/* a port new since the last look counts from 0 */
+			for (j = 0; j < np; j++)
+				if (prev[j].id == cur[i].id)
+					memcpy(d0, prev[j].v, sizeof(d0));
+			printf("%-5u %-11s %12.0f %10.1f %12.0f %10.1f  %s\n",
+			       cur[i].id, cur[i].type,
+			       (cur[i].v[0] - d0[0]) / (t1 - t0),
+			       (cur[i].v[1] - d0[1]) * 8 / 1e6 / (t1 - t0),
+			       (cur[i].v[2] - d0[2]) / (t1 - t0),
+			       (cur[i].v[3] - d0[3]) * 8 / 1e6 / (t1 - t0),
+			       cur[i].name);
+		}
+		fflush(stdout);
+		t = prev;
+		prev = cur;
+		cur = t;
+		np = nc;
+		t0 = t1;
+		shown++;
+	}
+	return 0;
+}
+
+/* ---- the reports ---------------------------------------------------------- */
+
+static int report(const char *path, const char *cmd, bool json)
+{
+	char req[32], *text;
+	int ret;
+
+	snprintf(req, sizeof(req), "%s%s\n", cmd, json ? " json" : "");
+	ret = fetch(path, req, &text);
+	if (ret < 0)
+		return 1;
+	/* the switch's error goes out as it said it; the status says so */
+	if (fputs(text, stdout) == EOF)
+		ret = 1;
+	free(text);
+	return ret;
+}
+
+int vs_ctl_client(int argc, char **argv)
+{
+	const char *path = NULL, *cmd = NULL;
+	bool json = false;
+	int i;
+
+	for (i = 1; i < argc && !cmd; i++) {
 		if (!strcmp(argv[i], "--ctl")) {
 			if (++i == argc)
 				return ctl_usage("--ctl: needs an argument");
@@ -51,51 +513,29 @@ int vs_ctl_client(int argc, char **argv)
 			json = true;
 		} else if (!strcmp(argv[i], "ports") || !strcmp(argv[i], "fdb") ||
 			   !strcmp(argv[i], "stats") ||
-			   !strcmp(argv[i], "channels")) {
-			if (cmd)
-				return ctl_usage("%s: only one command", argv[i]);
+			   !strcmp(argv[i], "channels") ||
+			   !strcmp(argv[i], "capture") || !strcmp(argv[i], "top")) {
 			cmd = argv[i];
 		} else {
-			return ctl_usage("%s: unknown argument (want %s)",
-					 argv[i], "--ctl PATH ports|fdb|stats|channels [--json]");
+			return ctl_usage("%s: unknown argument (want %s)", argv[i],
+					 "--ctl PATH ports|fdb|stats|channels [--json], capture ..., top [--count N]");
 		}
 	}
 	if (!path)
 		return ctl_usage("--ctl: missing (the switch's control socket)");
 	if (!cmd)
-		return ctl_usage("no command (ports, fdb, stats or channels)");
-	if (vs_sockaddr_un(&sa, &len, path) < 0)
-		return ctl_usage("--ctl: path empty or too long");
-
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, len) < 0) {
-		fprintf(stderr, "vecswitch ctl: %s: %s\n", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return 1;
+		return ctl_usage("no command (ports, fdb, stats, channels, capture or top)");
+	if (!strcmp(cmd, "capture"))
+		return capture(path, argc - i, argv + i);
+	if (!strcmp(cmd, "top"))
+		return top(path, argc - i, argv + i);
+	for (; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else if (!strncmp(argv[i], "--", 2))
+			return ctl_usage("%s: unknown argument", argv[i]);
+		else
+			return ctl_usage("%s: only one command", argv[i]);
 	}
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	n = snprintf(req, sizeof(req), "%s%s\n", cmd, json ? " json" : "");
-	if (send(fd, req, n, MSG_NOSIGNAL) != n) {
-		fprintf(stderr, "vecswitch ctl: send: %s\n", strerror(errno));
-		close(fd);
-		return 1;
-	}
-	shutdown(fd, SHUT_WR);
-	n = 0;
-	while ((r = recv(fd, buf, sizeof(buf), 0)) > 0) {
-		/* the switch refused the request: say so in the exit code */
-		if (!n++ && ((r >= 6 && !strncmp(buf, "error:", 6)) ||
-			     (r >= 8 && !strncmp(buf, "{\"error\"", 8))))
-			failed = true;
-		if (fwrite(buf, 1, r, stdout) != (size_t)r)
-			break;
-	}
-	close(fd);
-	if (r < 0) {
-		fprintf(stderr, "vecswitch ctl: receive: %s\n", strerror(errno));
-		return 1;
-	}
-	return failed ? 1 : 0;
+	return report(path, cmd, json);
 }

@@ -35,13 +35,6 @@ static uint16_t frame_vlan(const uint8_t *frame, unsigned int len)
 	return 0;
 }
 
-/* Guests may talk to each other unless --isolate; the uplink to anyone. */
-static bool may_reach(const struct vs_switch *sw, const struct vs_port *in,
-		      const struct vs_port *out)
-{
-	return !sw->cfg.isolate || in->uplink || out->uplink;
-}
-
 /*
  * Storm control: a port may flood --bcast-limit broadcast or multicast
  * frames a second (a token bucket as deep as a second's worth); past
@@ -293,7 +286,7 @@ bool vs_forward_decide(struct vs_switch *sw, struct vs_port *in,
 		/* the destination sits behind the ingress port */
 		if (out == in)
 			return false;
-		if (!may_reach(sw, in, out)) {
+		if (!vs_may_reach(sw, in, out)) {
 			sw->st.isolated++;
 			return false;
 		}
@@ -320,6 +313,8 @@ static void deliver(struct vs_switch *sw, struct vs_port *in,
 	struct vs_port *out;
 	unsigned int i;
 
+	if (sw->ncap)
+		vs_capture_frame(sw, in, f->out, frame, len);
 	if (f->out) {
 		enqueue(sw, f->out, b, frame, len, vnet, gso);
 		/*
@@ -334,7 +329,7 @@ static void deliver(struct vs_switch *sw, struct vs_port *in,
 		out = sw->ports[i];
 		if (!out || out == in || out->dead)
 			continue;
-		if (!may_reach(sw, in, out)) {
+		if (!vs_may_reach(sw, in, out)) {
 			blocked = true;
 			continue;
 		}

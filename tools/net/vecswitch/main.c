@@ -45,6 +45,8 @@ void vs_flush_all(struct vs_switch *sw)
 	}
 	if (dgram)
 		vs_dgram_flush(sw);
+	if (sw->ncap)
+		vs_ctl_flush(sw);
 }
 
 /*

@@ -330,6 +330,7 @@ struct vs_port {
 	bool chan_ok;			/* its HELLO asked for channels */
 	unsigned int nchan;
 	struct vs_chan *chan[VS_CHAN_PORT_MAX];
+	unsigned int cap_hold;		/* captures naming it: no channels */
 	uint64_t chan_ms;		/* its last channel offer */
 	unsigned int mtu;		/* tap: the interface's MTU, 0 unknown */
 	uint8_t lock_mac[6];
@@ -407,13 +408,41 @@ struct vs_fdb {
 
 struct vs_ctl_conn {
 	int fd;
-	char req[128];
+	char req[512];
 	size_t reqlen;
 	char *out;
 	size_t outlen;
 	size_t outoff;
 	uint64_t deadline_ms;
+	struct vs_capture *cap;		/* a capture it streams (capture.c) */
 };
+
+/*
+ * ctl capture: the switch answers "capture\n", then a stream of records,
+ * each this header and len bytes: a frame (its first bytes, up to the
+ * snap length), a note for the user (text), and last the end (two
+ * uint64_t: frames captured, frames lost because the reader was behind).
+ * Native byte order: the client runs on the switch's host.
+ */
+enum vs_cap_type {
+	VS_CAP_FRAME = 1,
+	VS_CAP_NOTE,
+	VS_CAP_END,
+};
+
+struct vs_cap_rec {
+	uint16_t type;			/* enum vs_cap_type */
+	uint16_t pad;
+	uint32_t port;			/* FRAME: the port it came in by */
+	uint32_t len;			/* bytes after this header */
+	uint32_t origlen;		/* FRAME: its whole length */
+	uint64_t ts_ns;			/* FRAME: CLOCK_REALTIME, forwarded at */
+};
+
+#define VS_CAP_MAX		4	/* captures at once */
+#define VS_CAP_FILTERS		8	/* ports, and addresses, a capture names */
+#define VS_CAP_BUF		(4u << 20) /* what its reader may be behind */
+#define VS_CAP_SNAP_MAX		262144
 
 #define VS_CTL_MAX_CONN		8
 /* a control request and its answer, each way, client and switch */
@@ -454,6 +483,8 @@ struct vs_switch {
 
 	struct vs_fdb fdb;
 	struct vs_ctl_conn ctl[VS_CTL_MAX_CONN];
+	unsigned int ncap;		/* captures running (capture.c) */
+	unsigned int cap_all;		/* of them, those that hold every port */
 
 	/* rx scratch for dgram/seqpacket batches */
 	uint8_t *rxmem;
@@ -529,6 +560,14 @@ enum vs_ev_kind {
 static inline uint64_t vs_ev(enum vs_ev_kind kind, unsigned int idx)
 {
 	return ((uint64_t)idx << 8) | kind;
+}
+
+/* Guests may talk to each other unless --isolate; the uplink to anyone. */
+static inline bool vs_may_reach(const struct vs_switch *sw,
+				const struct vs_port *in,
+				const struct vs_port *out)
+{
+	return !sw->cfg.isolate || in->uplink || out->uplink;
 }
 
 /* A control message of @type (<linux/vecnet.h>), its body zeroed */
@@ -667,6 +706,16 @@ void vs_fdb_sweep(struct vs_switch *sw);
 struct vs_port *vs_fdb_owner(struct vs_switch *sw, const uint8_t *mac);
 void vs_mac_str(char *out, const uint8_t *mac);	/* out: 18 bytes */
 
+/* capture.c */
+const char *vs_capture_start(struct vs_switch *sw, struct vs_ctl_conn *c,
+			     char *args);
+void vs_capture_frame(struct vs_switch *sw, const struct vs_port *in,
+		      const struct vs_port *out, const uint8_t *frame,
+		      unsigned int len);
+void vs_capture_end(struct vs_switch *sw, struct vs_ctl_conn *c);
+void vs_capture_free(struct vs_switch *sw, struct vs_ctl_conn *c);
+bool vs_capture_done(const struct vs_ctl_conn *c);
+
 /* stall.c */
 bool vs_stall_dgram(struct vs_switch *sw, const struct vs_port *p);
 
@@ -676,6 +725,7 @@ void vs_ctl_event(struct vs_switch *sw, unsigned int idx, uint32_t events);
 void vs_ctl_expire(struct vs_switch *sw);
 void vs_ctl_close_all(struct vs_switch *sw);
 bool vs_ctl_req_done(const struct vs_ctl_conn *c);
+void vs_ctl_flush(struct vs_switch *sw);
 void vs_ctl_answer(struct vs_switch *sw, struct vs_ctl_conn *c);
 
 /* ctl_client.c */

@@ -324,7 +324,8 @@ static void tx_frame(struct vs_switch *sw, struct vs_port *p,
 	}
 	if (!vs_forward_decide(sw, p, head, len, &gso, &fw))
 		return;
-	if (fw.out && fw.out->type == VS_PORT_VHOST &&
+	/* a capture copies frames from the switch's buffers */
+	if (fw.out && fw.out->type == VS_PORT_VHOST && !sw->ncap &&
 	    vs_forward_direct_ok(fw.out, &gso) &&
 	    direct(sw, p, fw.out, f, hdr, head, hl, len, t))
 		return;

@@ -5,6 +5,9 @@
  * buffer, answered against a switch that has ports, locked MACs, learned
  * entries and counters. Every answer must be text without NUL bytes, end
  * in a newline, and a JSON answer must at least balance its brackets.
+ * A request that starts a capture is answered "capture", then takes the
+ * frames forwarded after it as whole records, ends with an END record,
+ * and leaves no hold on a port once freed.
  *
  * Input: one byte of switch options, one byte of setup (ports and frames),
  * then records of one byte (piece size, low 7 bits) and that many bytes.
@@ -69,6 +72,35 @@ static void check_answer(const struct vs_ctl_conn *c)
 	FZ_ASSERT(!str && depth == 0);
 }
 
+static void check_capture(struct vs_switch *sw, struct vs_ctl_conn *c)
+{
+	uint8_t frame[60] = { 0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2 };
+	struct vs_cap_rec r = { 0 };
+	size_t at = 8;
+	unsigned int i;
+
+	FZ_ASSERT(sw->ncap == 1);
+	FZ_ASSERT(c->outlen >= 8 && !memcmp(c->out, "capture\n", 8));
+	for (i = 0; i < sw->nports; i++)
+		if (sw->ports[i] && !sw->ports[i]->dead)
+			vs_forward(sw, sw->ports[i], frame, sizeof(frame));
+	vs_capture_end(sw, c);
+	while (at < c->outlen) {
+		FZ_ASSERT(c->outlen - at >= sizeof(r));
+		memcpy(&r, c->out + at, sizeof(r));
+		FZ_ASSERT(r.type >= VS_CAP_FRAME && r.type <= VS_CAP_END);
+		FZ_ASSERT(c->outlen - at - sizeof(r) >= r.len);
+		if (r.type == VS_CAP_FRAME)
+			FZ_ASSERT(r.len <= r.origlen && r.origlen == sizeof(frame));
+		at += sizeof(r) + r.len;
+	}
+	FZ_ASSERT(r.type == VS_CAP_END);
+	vs_capture_free(sw, c);
+	FZ_ASSERT(!sw->ncap && !sw->cap_all);
+	for (i = 0; i < sw->nports; i++)
+		FZ_ASSERT(!sw->ports[i] || !sw->ports[i]->cap_hold);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fz_in in = { data, size };
@@ -94,7 +126,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 	}
 	vs_ctl_answer(&sw, c);
-	check_answer(c);
+	if (c->cap)
+		check_capture(&sw, c);
+	else
+		check_answer(c);
 	free(c->out);
 	fz_switch_fini(&sw);
 	return 0;
