@@ -8,7 +8,11 @@
 # per-queue counters must add up to the device's own.  ethtool -l shows
 # the channels; -L changes them while the device is up and while it is
 # down, down to one queue and back to two, each time with the path
-# working afterwards, and refuses more than the CPUs.
+# working afterwards, and refuses more than the CPUs.  NAPI follows the
+# queues: the netdev netlink dump lists one instance per queue that is
+# up, in the order the core wants (newest first), each keeping its id
+# when the channels change, and threaded NAPI goes on and off with one
+# queue and with two, up and down, without hanging.
 #
 # unixdgram: two guests with two queues each on a vecswitch, TCP with
 # many flows both ways.  Each receiving guest sees frames on both of
@@ -140,6 +144,59 @@ done
 exec_in t iperf3 -c 198.18.10.1 -P 16 -t 2 -R >/dev/null
 check_err $? "TCP host->guest after the channel changes failed"
 
+# NAPI: napis NAME lists vec0's instances in the order of the netlink
+# dump, "id N threaded T pid P" each (napi_list.py)
+napis() {
+	exec_in t python3 "$VECNET_TEST_DIR/napi_list.py" vec0 >"$TEST_TMP/napi.$1"
+	check_err $? "no NAPI dump ($1)"
+	sed "s/^/# napi $1: /" "$TEST_TMP/napi.$1"
+}
+# napi_ids NAME: the ids of dump NAME, as listed
+napi_ids() { awk '{ printf "%s%s", sep, $2; sep = " " }' "$TEST_TMP/napi.$1"; }
+# napis_after N NAME IDS: ethtool -L vec0 combined N, after which dump
+# NAME lists the ids IDS
+napis_after() {
+	exec_in t ethtool -L vec0 combined "$1"
+	check_err $? "ethtool -L combined $1 failed"
+	napis "$2"
+	[ "$(napi_ids "$2")" = "$3" ]
+	check_err $? "with $1 queue(s) the dump lists '$(napi_ids "$2")', not '$3'"
+}
+# threaded_flip WHEN: 1 then 0 to vec0's threaded returns within 10 s,
+# whether the writes are taken or refused.  A write that hangs holds
+# the device's lock and cannot be killed: the guest is lost for what
+# follows, so the test ends there.
+threaded_flip() {
+	# shellcheck disable=SC2016  # expanded in the guest
+	exec_in t sh -c 'f=/sys/class/net/vec0/threaded; rm -f napi.flipped
+		{ echo 1 >$f; echo 0 >$f; touch napi.flipped; } >/dev/null 2>&1 &
+		for i in $(seq 100); do [ -e napi.flipped ] && exit 0; sleep 0.1; done
+		exit 1' && return
+	check_err 1 "threaded 1 then 0 on vec0 ($1) did not return within 10 s"
+	log_test "multiqueue: threaded NAPI"
+	exit "$RET"
+}
+
+napis two
+two=$(napi_ids two)
+sort -k2,2nr -c "$TEST_TMP/napi.two" && [ "$(wc -l <"$TEST_TMP/napi.two")" = 2 ]
+check_err $? "with two queues the dump is not two NAPI ids, newest first: $two"
+# one queue: queue 0's instance alone, with its id
+napis_after 1 one "${two##* }"
+threaded_flip "up, one queue"
+napis unthreaded
+! grep -qv ' threaded 0 pid 0$' "$TEST_TMP/napi.unthreaded"
+check_err $? "threaded 0 left a NAPI in a thread"
+# two again: queue 1's instance is back with its own id, in front
+napis_after 2 again "$two"
+threaded_flip "up, two queues"
+exec_in t ip link set vec0 down
+threaded_flip "down"
+exec_in t ip link set vec0 up
+check_err $? "vec0 did not come up after the threaded changes"
+reach t 198.18.10.1
+check_err $? "no path after the threaded changes"
+
 # --- unixdgram through vecswitch -----------------------------------------
 # shortcut=0: frames between the two go through the switch, which spreads
 # them over the receiver's sockets (a channel is queue 0's alone)
@@ -256,5 +313,5 @@ check_err $? "no frame was waiting in the rings when the device went down"
 exec_in a ip link set vec0 arp on
 reach_guest a b
 
-log_test "multiqueue: tap and vecswitch with 2 queues, ethtool -l/-L, option errors"
+log_test "multiqueue: tap and vecswitch with 2 queues, ethtool -l/-L, NAPI, option errors"
 exit "$RET"
