@@ -12,7 +12,8 @@
 # queues: the netdev netlink dump lists one instance per queue that is
 # up, in the order the core wants (newest first), each keeping its id
 # when the channels change, and threaded NAPI goes on and off with one
-# queue and with two, up and down, without hanging.
+# queue and with two, up and down, without hanging.  A tap without
+# multi_queue offers one channel only.
 #
 # unixdgram: two guests with two queues each on a vecswitch, TCP with
 # many flows both ways.  Each receiving guest sees frames on both of
@@ -81,6 +82,7 @@ ns=$(netns_add mq)
 ip -n "$ns" tuntap add dev mqtap mode tap multi_queue
 ip -n "$ns" addr add 198.18.10.1/24 dev mqtap
 ip -n "$ns" link set mqtap up
+ip -n "$ns" tuntap add dev sqtap mode tap
 ip netns exec "$ns" iperf3 -s -B 198.18.10.1 >"$TEST_TMP/server.log" 2>&1 &
 on_exit "kill $! 2>/dev/null"
 wait_for 10 sh -c "ip netns exec $ns ss -ltn | grep -q :5201"
@@ -90,7 +92,8 @@ agent "$ns" mq t --cpus 2 -m 384M \
 	-a "vec1:transport=tap,ifname=mqbad,queues=3" \
 	-a "vec2:transport=gre,src=127.0.0.1,dst=127.0.0.1,queues=2" \
 	-a "vec3:transport=unixdgram,path=/nonexistent,vnet=0,queues=2" \
-	-a "vec4:transport=unixdgram,path=/nonexistent,vnet=0,local=$TEST_TMP/t4.sock"
+	-a "vec4:transport=unixdgram,path=/nonexistent,vnet=0,local=$TEST_TMP/t4.sock" \
+	-a "vec5:transport=tap,ifname=sqtap"
 agents_ready "multiqueue" t
 
 for e in "vec1: option 'queues': 3 is more than the guest's 2 CPUs" \
@@ -106,6 +109,20 @@ got=$(exec_in t ethtool -l vec4 | awk '/^Combined:/ { print $2; exit }')
 check_err $? "ethtool -l offers vec4 (vnet=0) up to '$got' channels"
 ! exec_in t ethtool -L vec4 combined 2 2>/dev/null
 check_err $? "ethtool -L gave vec4 (vnet=0) two queues"
+
+# ...and so does a tap without multi_queue, before it was ever up and
+# while up, and -L 2 is refused before it can take the link down
+for state in down up; do
+	[ "$state" = down ] || exec_in t ip link set vec5 up
+	got=$(exec_in t ethtool -l vec5 | awk '/^Combined:/ { print $2; exit }')
+	[ "$got" = 1 ]
+	check_err $? "ethtool -l offers vec5 (a single-queue tap, $state) up to '$got' channels"
+	! exec_in t ethtool -L vec5 combined 2 2>/dev/null
+	check_err $? "ethtool -L gave vec5 (a single-queue tap, $state) two queues"
+done
+! console_has t "cannot attach to tap sqtap"
+check_err $? "vec5 tried to attach two queues to a single-queue tap"
+exec_in t ip link set vec5 down
 
 exec_in t sh -c 'ip addr add 198.18.10.2/24 dev vec0 && ip link set vec0 up'
 check_err $? "vec0 did not come up"
