@@ -236,6 +236,11 @@ struct vecnet_transport {
 	int (*mac_changed)(struct vecnet_dev *vn);
 	/* Optional: ethtool -f hands over a filter program (raw, hybrid) */
 	int (*load_filter)(struct vecnet_dev *vn, const void *data, size_t len);
+	/*
+	 * Optional: the most queues the host end takes as far as known, when
+	 * that may be fewer than cfg.max_queues (a single-queue tap: 1)
+	 */
+	u32 (*max_queues)(struct vecnet_dev *vn);
 };
 
 extern const struct vecnet_transport vecnet_unixdgram;

@@ -10,6 +10,7 @@
 
 #include <linux/version.h>
 #include <linux/hrtimer.h>
+#include <linux/netdevice.h>
 #include <linux/slab.h>
 
 #if KERNEL_VERSION(6, 13, 0) > LINUX_VERSION_CODE
@@ -24,6 +25,28 @@ vecnet_hrtimer_setup(struct hrtimer *timer,
 }
 
 #define hrtimer_setup vecnet_hrtimer_setup
+#endif
+
+#if KERNEL_VERSION(6, 14, 0) > LINUX_VERSION_CODE
+/*
+ * 6.13 kept each NAPI instance's settings and id by index (napi_config),
+ * 6.14 put NAPI under the device's instance lock, with calls for those
+ * who hold it; before, RTNL alone guarded it
+ */
+#define netdev_lock(dev)		((void)(dev))
+#define netdev_unlock(dev)		((void)(dev))
+
+static inline void
+vecnet_napi_add_config(struct net_device *dev, struct napi_struct *napi,
+		       int (*poll)(struct napi_struct *, int), int index)
+{
+	netif_napi_add(dev, napi, poll);
+}
+
+#define netif_napi_add_config_locked vecnet_napi_add_config
+#define napi_enable_locked(napi)	napi_enable(napi)
+#define napi_disable_locked(napi)	napi_disable(napi)
+#define netif_napi_del_locked(napi)	netif_napi_del(napi)
 #endif
 
 #if KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE

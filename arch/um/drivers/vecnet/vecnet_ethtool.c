@@ -183,6 +183,9 @@ static void vecnet_get_channels(struct net_device *dev,
 	struct vecnet_dev *vn = netdev_priv(dev);
 
 	ch->max_combined = vn->cfg.max_queues;
+	if (vn->transport->max_queues)
+		ch->max_combined = min(ch->max_combined,
+				       vn->transport->max_queues(vn));
 	ch->combined_count = vn->cfg.queues;
 }
 

@@ -303,16 +303,43 @@ static int vecnet_irqs_request(struct vecnet_dev *vn)
 	return 0;
 }
 
-static void vecnet_napis(struct vecnet_dev *vn, bool enable)
+/*
+ * NAPI instances exist for the queues that are up, and only while they
+ * are: added and enabled when the device comes up, disabled and deleted
+ * when it goes down, all under the device's instance lock.  The core
+ * lists a device's instances for netlink with the newest id first, and
+ * assumes that every listed instance can be switched to a thread and
+ * back: one listed but disabled makes "echo 0 > threaded" wait for it
+ * forever.  Each queue's instance keeps its settings and id by index
+ * (netif_napi_add_config) across downs and channel changes; queue K is
+ * first enabled after queues 0 to K - 1 are, so its id is above theirs
+ * and the core's sorted insertion puts it in front of them.
+ */
+static void vecnet_napis_add(struct vecnet_dev *vn)
 {
+	struct net_device *dev = vn->dev;
 	unsigned int i;
 
+	netdev_lock(dev);
 	for (i = 0; i < vn->nq; i++) {
-		if (enable)
-			napi_enable(&vn->q[i].napi);
-		else
-			napi_disable(&vn->q[i].napi);
+		netif_napi_add_config_locked(dev, &vn->q[i].napi, vecnet_poll,
+					     i);
+		napi_enable_locked(&vn->q[i].napi);
 	}
+	netdev_unlock(dev);
+}
+
+static void vecnet_napis_del(struct vecnet_dev *vn)
+{
+	struct net_device *dev = vn->dev;
+	unsigned int i = vn->nq;
+
+	netdev_lock(dev);
+	while (i--) {
+		napi_disable_locked(&vn->q[i].napi);
+		netif_napi_del_locked(&vn->q[i].napi);
+	}
+	netdev_unlock(dev);
 }
 
 /*
@@ -327,7 +354,9 @@ int vecnet_replace_fd(struct vecnet_dev *vn, int fd)
 	int err;
 
 	netif_tx_disable(vn->dev);
-	napi_disable(&q->napi);
+	/* disabled but listed: no threaded change may come in between */
+	netdev_lock(vn->dev);
+	napi_disable_locked(&q->napi);
 	vecnet_q_irqs_free(q);
 	spin_lock_bh(&q->tx.lock);
 	vecnet_tx_drop_all(q);
@@ -335,7 +364,8 @@ int vecnet_replace_fd(struct vecnet_dev *vn, int fd)
 	vecnet_user_close(vn->fd);
 	vn->fd = fd;
 	err = vecnet_q_irqs_request(q);
-	napi_enable(&q->napi);
+	napi_enable_locked(&q->napi);
+	netdev_unlock(vn->dev);
 	netif_tx_wake_all_queues(vn->dev);
 	if (!err)
 		vecnet_qkick(q);
@@ -386,7 +416,7 @@ static int vecnet_open(struct net_device *dev)
 		vn->gro_hw_held = true;
 	}
 
-	vecnet_napis(vn, true);
+	vecnet_napis_add(vn);
 
 	err = vecnet_irqs_request(vn);
 	if (err)
@@ -418,7 +448,7 @@ static int vecnet_open(struct net_device *dev)
 	return 0;
 
 err_napi:
-	vecnet_napis(vn, false);
+	vecnet_napis_del(vn);
 	vecnet_rings_free(vn);
 err_close:
 	vn->transport->close(vn);
@@ -443,7 +473,7 @@ static int vecnet_stop(struct net_device *dev)
 	disable_delayed_work_sync(&vn->link_work);
 	netif_tx_disable(dev);
 	vecnet_irqs_free(vn, vn->nq);
-	vecnet_napis(vn, false);
+	vecnet_napis_del(vn);
 	disable_delayed_work_sync(&vn->announce_work);
 	vn->announce_waits = 0;
 	for (i = 0; i < vn->nq; i++) {
@@ -672,7 +702,7 @@ static void vecnet_q_init(struct vecnet_dev *vn, unsigned int i)
 		      CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 }
 
-/* A new device: its queues, their NAPI and the link works */
+/* A new device: its queues and the link works (NAPI comes with up) */
 void vecnet_core_init(struct vecnet_dev *vn)
 {
 	struct net_device *dev = vn->dev;
@@ -686,8 +716,6 @@ void vecnet_core_init(struct vecnet_dev *vn)
 	disable_delayed_work(&vn->link_work);
 	disable_delayed_work(&vn->announce_work);
 	dev->netdev_ops = &vecnet_netdev_ops;
-	for (i = 0; i < vn->cfg.max_queues; i++)
-		netif_napi_add(dev, &vn->q[i].napi, vecnet_poll);
 	netif_carrier_off(dev);
 }
 

@@ -11,7 +11,10 @@
  * ifname is required: the device is found, or created when the host
  * lets the guest create it, under that name.  With queues=N above 1 the
  * tap is a multiqueue one (IFF_MULTI_QUEUE) and each queue has a
- * descriptor of its own on it; the host spreads its frames by flow.
+ * descriptor of its own on it; the host spreads its frames by flow.  A
+ * tap made without it on the host takes one descriptor, and ethtool -l
+ * offers one channel: what the tap is shows when it is attached, at
+ * set-up (a tap that is there then) and at every up.
  */
 
 #include <linux/slab.h>
@@ -24,6 +27,13 @@ struct vecnet_tap {
 	char ifname[IFNAMSIZ];
 	/* gro=1: start with rx-gro-hw on (ethtool -K changes it later) */
 	bool gro;
+	/*
+	 * The tap, as last attached, is a persistent one without
+	 * IFF_MULTI_QUEUE: it takes one queue.  One the guest made itself
+	 * is not: it goes at down and is made again at up, for the queues
+	 * the device has then.
+	 */
+	bool one_queue;
 };
 
 static const struct vecnet_key vecnet_tap_keys[] = {
@@ -33,11 +43,21 @@ static const struct vecnet_key vecnet_tap_keys[] = {
 	{ }
 };
 
+/* What the tap behind @fd takes, kept for ethtool -l */
+static void vecnet_tap_learn(struct vecnet_tap *tap, int fd)
+{
+	int ret = vecnet_user_tap_one_queue(fd);
+
+	if (ret >= 0)
+		tap->one_queue = ret;
+}
+
 static int vecnet_tap_setup(struct vecnet_dev *vn,
 			    const struct vecnet_args *args,
 			    struct vecnet_err *err)
 {
 	struct vecnet_tap *tap;
+	int fd;
 
 	tap = kzalloc_obj(*tap, GFP_KERNEL);
 	if (!tap) {
@@ -49,6 +69,18 @@ static int vecnet_tap_setup(struct vecnet_dev *vn,
 	if (tap->gro)
 		vn->dev->features |= NETIF_F_GRO_HW;
 	vn->tpriv = tap;
+	/*
+	 * A tap that is there already is attached once and let go, so that
+	 * ethtool -l is right before the first up; none is made here
+	 */
+	if (vecnet_user_if_exists(tap->ifname)) {
+		fd = vecnet_user_tap_open(tap->ifname,
+					  sizeof(struct virtio_net_hdr), false);
+		if (fd >= 0) {
+			vecnet_tap_learn(tap, fd);
+			vecnet_user_close(fd);
+		}
+	}
 	return 0;
 }
 
@@ -99,7 +131,15 @@ static int vecnet_tap_open(struct vecnet_dev *vn)
 		else
 			vn->fd = fd;
 	}
+	vecnet_tap_learn(tap, vn->fd);
 	return 0;
+}
+
+static u32 vecnet_tap_max_queues(struct vecnet_dev *vn)
+{
+	struct vecnet_tap *tap = vn->tpriv;
+
+	return tap->one_queue ? 1 : vn->cfg.max_queues;
 }
 
 static void vecnet_tap_destroy(struct vecnet_dev *vn)
@@ -132,4 +172,5 @@ const struct vecnet_transport vecnet_tap = {
 	.close		= vecnet_close_fd,
 	.destroy	= vecnet_tap_destroy,
 	.set_features	= vecnet_tap_set_features,
+	.max_queues	= vecnet_tap_max_queues,
 };

@@ -51,6 +51,21 @@ int vecnet_user_tap_open(const char *ifname, int vnet_hdr_len, int mq)
 	return fd;
 }
 
+int vecnet_user_tap_one_queue(int fd)
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	if (ioctl(fd, TUNGETIFF, &ifr) < 0)
+		return -errno;
+	return (ifr.ifr_flags & (IFF_PERSIST | IFF_MULTI_QUEUE)) == IFF_PERSIST;
+}
+
+int vecnet_user_if_exists(const char *ifname)
+{
+	return if_nametoindex(ifname) != 0;
+}
+
 int vecnet_user_tap_set_offload(int fd, unsigned int tso, unsigned int csum)
 {
 	unsigned int flags = 0;

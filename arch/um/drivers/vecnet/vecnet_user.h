@@ -47,6 +47,13 @@ int vecnet_user_close_passed(int fd);
  */
 void vecnet_user_close_drained(int fd, int max, void *ctl, int ctl_len);
 int vecnet_user_tap_open(const char *ifname, int vnet_hdr_len, int mq);
+/*
+ * 1: the tap behind @fd takes one queue for good (persistent, without
+ * IFF_MULTI_QUEUE); 0: it takes more, or is gone once let go
+ */
+int vecnet_user_tap_one_queue(int fd);
+/* 1: the host has an interface named @ifname, 0: it has none */
+int vecnet_user_if_exists(const char *ifname);
 int vecnet_user_tap_set_offload(int fd, unsigned int tso, unsigned int csum);
 int vecnet_user_readv_batch(int fd, void *msgs, unsigned int n);
 int vecnet_user_writev_batch(int fd, void *msgs, unsigned int n);

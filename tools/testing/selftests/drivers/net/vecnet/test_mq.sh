@@ -8,7 +8,12 @@
 # per-queue counters must add up to the device's own.  ethtool -l shows
 # the channels; -L changes them while the device is up and while it is
 # down, down to one queue and back to two, each time with the path
-# working afterwards, and refuses more than the CPUs.
+# working afterwards, and refuses more than the CPUs.  NAPI follows the
+# queues: the netdev netlink dump lists one instance per queue that is
+# up, in the order the core wants (newest first), each keeping its id
+# when the channels change, and threaded NAPI goes on and off with one
+# queue and with two, up and down, without hanging.  A tap without
+# multi_queue offers one channel only.
 #
 # unixdgram: two guests with two queues each on a vecswitch, TCP with
 # many flows both ways.  Each receiving guest sees frames on both of
@@ -77,6 +82,7 @@ ns=$(netns_add mq)
 ip -n "$ns" tuntap add dev mqtap mode tap multi_queue
 ip -n "$ns" addr add 198.18.10.1/24 dev mqtap
 ip -n "$ns" link set mqtap up
+ip -n "$ns" tuntap add dev sqtap mode tap
 ip netns exec "$ns" iperf3 -s -B 198.18.10.1 >"$TEST_TMP/server.log" 2>&1 &
 on_exit "kill $! 2>/dev/null"
 wait_for 10 sh -c "ip netns exec $ns ss -ltn | grep -q :5201"
@@ -86,7 +92,8 @@ agent "$ns" mq t --cpus 2 -m 384M \
 	-a "vec1:transport=tap,ifname=mqbad,queues=3" \
 	-a "vec2:transport=gre,src=127.0.0.1,dst=127.0.0.1,queues=2" \
 	-a "vec3:transport=unixdgram,path=/nonexistent,vnet=0,queues=2" \
-	-a "vec4:transport=unixdgram,path=/nonexistent,vnet=0,local=$TEST_TMP/t4.sock"
+	-a "vec4:transport=unixdgram,path=/nonexistent,vnet=0,local=$TEST_TMP/t4.sock" \
+	-a "vec5:transport=tap,ifname=sqtap"
 agents_ready "multiqueue" t
 
 for e in "vec1: option 'queues': 3 is more than the guest's 2 CPUs" \
@@ -102,6 +109,20 @@ got=$(exec_in t ethtool -l vec4 | awk '/^Combined:/ { print $2; exit }')
 check_err $? "ethtool -l offers vec4 (vnet=0) up to '$got' channels"
 ! exec_in t ethtool -L vec4 combined 2 2>/dev/null
 check_err $? "ethtool -L gave vec4 (vnet=0) two queues"
+
+# ...and so does a tap without multi_queue, before it was ever up and
+# while up, and -L 2 is refused before it can take the link down
+for state in down up; do
+	[ "$state" = down ] || exec_in t ip link set vec5 up
+	got=$(exec_in t ethtool -l vec5 | awk '/^Combined:/ { print $2; exit }')
+	[ "$got" = 1 ]
+	check_err $? "ethtool -l offers vec5 (a single-queue tap, $state) up to '$got' channels"
+	! exec_in t ethtool -L vec5 combined 2 2>/dev/null
+	check_err $? "ethtool -L gave vec5 (a single-queue tap, $state) two queues"
+done
+! console_has t "cannot attach to tap sqtap"
+check_err $? "vec5 tried to attach two queues to a single-queue tap"
+exec_in t ip link set vec5 down
 
 exec_in t sh -c 'ip addr add 198.18.10.2/24 dev vec0 && ip link set vec0 up'
 check_err $? "vec0 did not come up"
@@ -139,6 +160,59 @@ for step in "1 up" "2 up" "1 down" "2 down"; do
 done
 exec_in t iperf3 -c 198.18.10.1 -P 16 -t 2 -R >/dev/null
 check_err $? "TCP host->guest after the channel changes failed"
+
+# NAPI: napis NAME lists vec0's instances in the order of the netlink
+# dump, "id N threaded T pid P" each (napi_list.py)
+napis() {
+	exec_in t python3 "$VECNET_TEST_DIR/napi_list.py" vec0 >"$TEST_TMP/napi.$1"
+	check_err $? "no NAPI dump ($1)"
+	sed "s/^/# napi $1: /" "$TEST_TMP/napi.$1"
+}
+# napi_ids NAME: the ids of dump NAME, as listed
+napi_ids() { awk '{ printf "%s%s", sep, $2; sep = " " }' "$TEST_TMP/napi.$1"; }
+# napis_after N NAME IDS: ethtool -L vec0 combined N, after which dump
+# NAME lists the ids IDS
+napis_after() {
+	exec_in t ethtool -L vec0 combined "$1"
+	check_err $? "ethtool -L combined $1 failed"
+	napis "$2"
+	[ "$(napi_ids "$2")" = "$3" ]
+	check_err $? "with $1 queue(s) the dump lists '$(napi_ids "$2")', not '$3'"
+}
+# threaded_flip WHEN: 1 then 0 to vec0's threaded returns within 10 s,
+# whether the writes are taken or refused.  A write that hangs holds
+# the device's lock and cannot be killed: the guest is lost for what
+# follows, so the test ends there.
+threaded_flip() {
+	# shellcheck disable=SC2016  # expanded in the guest
+	exec_in t sh -c 'f=/sys/class/net/vec0/threaded; rm -f napi.flipped
+		{ echo 1 >$f; echo 0 >$f; touch napi.flipped; } >/dev/null 2>&1 &
+		for i in $(seq 100); do [ -e napi.flipped ] && exit 0; sleep 0.1; done
+		exit 1' && return
+	check_err 1 "threaded 1 then 0 on vec0 ($1) did not return within 10 s"
+	log_test "multiqueue: threaded NAPI"
+	exit "$RET"
+}
+
+napis two
+two=$(napi_ids two)
+sort -k2,2nr -c "$TEST_TMP/napi.two" && [ "$(wc -l <"$TEST_TMP/napi.two")" = 2 ]
+check_err $? "with two queues the dump is not two NAPI ids, newest first: $two"
+# one queue: queue 0's instance alone, with its id
+napis_after 1 one "${two##* }"
+threaded_flip "up, one queue"
+napis unthreaded
+! grep -qv ' threaded 0 pid 0$' "$TEST_TMP/napi.unthreaded"
+check_err $? "threaded 0 left a NAPI in a thread"
+# two again: queue 1's instance is back with its own id, in front
+napis_after 2 again "$two"
+threaded_flip "up, two queues"
+exec_in t ip link set vec0 down
+threaded_flip "down"
+exec_in t ip link set vec0 up
+check_err $? "vec0 did not come up after the threaded changes"
+reach t 198.18.10.1
+check_err $? "no path after the threaded changes"
 
 # --- unixdgram through vecswitch -----------------------------------------
 # shortcut=0: frames between the two go through the switch, which spreads
@@ -256,5 +330,5 @@ check_err $? "no frame was waiting in the rings when the device went down"
 exec_in a ip link set vec0 arp on
 reach_guest a b
 
-log_test "multiqueue: tap and vecswitch with 2 queues, ethtool -l/-L, option errors"
+log_test "multiqueue: tap and vecswitch with 2 queues, ethtool -l/-L, NAPI, option errors"
 exit "$RET"
