@@ -200,7 +200,6 @@ void vs_queue_drop_to(struct vs_port *p, unsigned int k)
 	q->count = n;
 }
 
-/* The head frame went out: count it and drop it from the queue. */
 /* A frame of @len bytes sent on @p's socket @to */
 void vs_port_count_tx(struct vs_port *p, unsigned int len, unsigned int to)
 {
@@ -213,6 +212,7 @@ void vs_port_count_tx(struct vs_port *p, unsigned int len, unsigned int to)
 	p->unanswered += len;
 }
 
+/* The head frame went out: count it and drop it from the queue. */
 void vs_port_sent(struct vs_port *p)
 {
 	vs_port_count_tx(p, vs_queue_peek(p, 0)->len, vs_queue_to(p, 0));

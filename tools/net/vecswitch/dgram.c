@@ -699,3 +699,28 @@ void vs_dgram_flush(struct vs_switch *sw)
 	if (sw->vnet_fd >= 0)
 		flush_sock(sw, true);
 }
+
+/*
+ * Send a frame to dgram port @p at once, from @iov (@n entries: its
+ * virtio-net header, then @len bytes of frame), where it may go ahead of
+ * nothing: headers agreed, one socket, nothing queued, not waiting for
+ * room nor held back as a guest that stopped reading.  Counted as sent.
+ * False if it did not go: the caller queues it as any frame, and the
+ * queue's send meets whatever stopped this one.
+ */
+bool vs_dgram_send_now(struct vs_switch *sw, struct vs_port *p,
+		       struct iovec *iov, unsigned int n, unsigned int len)
+{
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = n };
+
+	if (p->dead || p->type != VS_PORT_DGRAM || !p->tx_vnet ||
+	    p->tx_plain || p->nq || p->txq.count ||
+	    p->retry_at_ms > sw->now_ms || vs_stall_dgram(sw, p))
+		return false;
+	mh.msg_name = (void *)vs_mq_dst(p, 0, &mh.msg_namelen);
+	if (sendmsg(vs_dgram_fd(sw, p), &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		return false;
+	sw->st.tx_wanted++;
+	vs_port_count_tx(p, len, 0);
+	return true;
+}

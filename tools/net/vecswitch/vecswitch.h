@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <linux/vecnet.h>	/* the control messages, shared with the driver */
 #include <linux/virtio_net.h>
@@ -273,6 +274,8 @@ struct vs_sw_stats {
 	uint64_t rx_ctrunc;		/* messages whose control data was cut */
 	uint64_t vhost_broken;		/* vhost-user frontends dropped for what
 					 * they sent (vhost_port.c) */
+	uint64_t vhost_direct;		/* vhost-user frames sent from guest
+					 * memory, with no copy in the switch */
 	/*
 	 * Frame accounting: every frame meant for a port, and the sent,
 	 * dropped and queued frames of ports since removed. tx_wanted equals
@@ -656,6 +659,8 @@ void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
 		      struct iovec *iov, bool vnet, bool names);
 int vs_dgram_rx(struct vs_switch *sw, bool vnet);
 void vs_dgram_flush(struct vs_switch *sw);
+bool vs_dgram_send_now(struct vs_switch *sw, struct vs_port *p,
+		       struct iovec *iov, unsigned int n, unsigned int len);
 
 /* conn.c */
 void vs_port_flush(struct vs_switch *sw, struct vs_port *p);

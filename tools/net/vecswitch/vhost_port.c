@@ -279,9 +279,37 @@ static bool direct(struct vs_switch *sw, struct vs_port *in,
 	n = 2 + slice(f, in->vh->hdr_len + hl, iov + 2);
 	if (vs_vq_deliver(dv, iov, n, dv->hdr_len + len))
 		return false;
+	sw->st.vhost_direct++;
 	sw->st.tx_wanted++;
 	vs_port_count_tx(out, len, 0);
 	told(sw, t, out);
+	return true;
+}
+
+/*
+ * A super-frame for a dgram guest that agreed to headers: sent at once
+ * from the sender's buffers, behind the switch's copies of its header and
+ * first @hl bytes, where nothing is queued for that guest
+ * (vs_dgram_send_now); the kernel's copy into the guest's socket is the
+ * only one.  False if it must take the queue instead.
+ */
+static bool direct_dgram(struct vs_switch *sw, struct vs_port *in,
+			 struct vs_port *out, const struct vs_vh_frame *f,
+			 const uint8_t *hdr, const uint8_t *head,
+			 unsigned int hl, unsigned int len)
+{
+	struct iovec iov[VS_VH_IOV_MAX + 2];
+	uint8_t oh[VS_VNET_HDR_LEN];
+
+	memcpy(oh, hdr, sizeof(oh));
+	iov[0].iov_base = oh;
+	iov[0].iov_len = sizeof(oh);
+	iov[1].iov_base = (void *)head;
+	iov[1].iov_len = hl;
+	if (!vs_dgram_send_now(sw, out, iov,
+			       2 + slice(f, in->vh->hdr_len + hl, iov + 2), len))
+		return false;
+	sw->st.vhost_direct++;
 	return true;
 }
 
@@ -328,6 +356,10 @@ static void tx_frame(struct vs_switch *sw, struct vs_port *p,
 	if (fw.out && fw.out->type == VS_PORT_VHOST && !sw->ncap &&
 	    vs_forward_direct_ok(fw.out, &gso) &&
 	    direct(sw, p, fw.out, f, hdr, head, hl, len, t))
+		return;
+	if (fw.out && fw.out->type == VS_PORT_DGRAM && !sw->ncap &&
+	    gso.type != VIRTIO_NET_HDR_GSO_NONE &&
+	    direct_dgram(sw, p, fw.out, f, hdr, head, hl, len))
 		return;
 	b = vs_buf_alloc(len);
 	if (!b) {

@@ -8,7 +8,9 @@
 #  1. they reach each other, and the virtio guest's port is a vhost-user
 #     port that learned its MAC;
 #  2. TCP both ways crosses as super-frames: the vhost-user port receives
-#     GSO frames from the virtio guest (rx_gso), and the virtio guest's
+#     GSO frames from the virtio guest (rx_gso) and sends them on to the
+#     vec0 guest's socket straight from guest memory (vhost_direct), and
+#     the virtio guest's
 #     eth0 receives frames larger than its MTU on average (the switch put
 #     the vec0 guest's super-frames into its buffers whole);
 #  3. powering the virtio guest off removes its port, its memory mapping
@@ -62,6 +64,9 @@ check_err $? "iperf3 v -> p failed"
 gso=$(vhost_stat rx_gso)
 [ "${gso:-0}" -gt 10 ] 2>/dev/null
 check_err $? "the vhost-user port took ${gso:-0} super-frames from v's TCP"
+direct=$(sw_stat vhost_direct)
+[ "${direct:-0}" -gt 10 ] 2>/dev/null
+check_err $? "only ${direct:-0} of them went to p's socket straight from v's memory"
 
 exec_in v sh -c "iperf3 -s -1 -D" >/dev/null
 before=$(exec_in v cat /sys/class/net/eth0/statistics/rx_bytes /sys/class/net/eth0/statistics/rx_packets)
@@ -72,7 +77,7 @@ after=$(exec_in v cat /sys/class/net/eth0/statistics/rx_bytes /sys/class/net/eth
 avg=$(echo $before $after | awk '{ n = $4 - $2; print n ? int(($3 - $1) / n) : 0 }')
 [ "$avg" -gt 1600 ]
 check_err $? "v received $avg bytes a frame: super-frames were cut on the way"
-echo "# v took ${gso} super-frames in, and received $avg bytes a frame"
+echo "# v took ${gso} super-frames in ($direct sent on from its memory), and received $avg bytes a frame"
 
 # 3. the virtio guest goes, then the switch
 grep -q "/dev/shm/" "/proc/$SWITCH_PID/maps"
