@@ -137,8 +137,17 @@ reach_guest() {
 
 # --- the switch -------------------------------------------------------------
 
+# require_vecswitch: skip the test (exit 4) unless $VECSWITCH is a switch
+# to run (make check sets it to the sanitizer build)
+require_vecswitch() {
+	[ -x "${VECSWITCH:-}" ] && return 0
+	echo "SKIP: no vecswitch binary in \$VECSWITCH"
+	exit "$ksft_skip"
+}
+
 # start_switch NS ARGS...: $VECSWITCH with ARGS in namespace NS, in the
-# background, stopped when the test ends; its pid goes to SWITCH_PID.
+# background, stopped when the test ends; its pid goes to SWITCH_PID, its
+# standard error to $SWITCH_LOG (default $TEST_TMP/switch.log).
 # True once its control socket (--ctl), or when it has none the first
 # socket it was told to make, is there, within 10 s.  Call it directly,
 # not as $(start_switch ...): SWITCH_PID would stay in the subshell.
@@ -154,7 +163,8 @@ start_switch() {
 		prev=$a
 	done
 	# (no LD_PRELOAD: the kselftest runner's stdbuf upsets the ASan build)
-	ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" "$@" 2>>"$TEST_TMP/switch.log" &
+	ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" "$@" \
+		2>>"${SWITCH_LOG:-$TEST_TMP/switch.log}" &
 	SWITCH_PID=$!
 	on_exit "kill_job $SWITCH_PID"
 	wait_for 10 test -S "${ctl:-$first}"

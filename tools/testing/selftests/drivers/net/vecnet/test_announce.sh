@@ -14,7 +14,7 @@
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd ethtool
 require_cmd cc
-[ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
+require_vecswitch
 
 ns=$(netns_add announce)
 sock=$TEST_TMP/switch.sock

@@ -29,7 +29,7 @@
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd iperf3 ethtool
-[ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
+require_vecswitch
 cfg=$(dirname "$(readlink -f "$VMLINUX")")/.config
 if ! grep -qx CONFIG_SMP=y "$cfg" 2>/dev/null; then
 	echo "SKIP: $VMLINUX was built without SMP (the 6.12 kernel has none)"

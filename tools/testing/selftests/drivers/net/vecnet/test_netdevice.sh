@@ -18,7 +18,7 @@
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd ethtool python3
-[ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
+require_vecswitch
 # the kernel tree's own copy: this script runs from a link inside that tree
 netdevice=${VECNET_KTREE:-$(dirname "$(readlink -f "$VMLINUX")")}/tools/testing/selftests/net/netdevice.sh
 [ -f "$netdevice" ] || { echo "SKIP: no net/netdevice.sh in the kernel tree"; exit "$ksft_skip"; }
@@ -26,13 +26,9 @@ netdevice=${VECNET_KTREE:-$(dirname "$(readlink -f "$VMLINUX")")}/tools/testing/
 ns=$(netns_add ndev)
 sw=$TEST_TMP/sw.sock
 hub=$TEST_TMP/hub.sock
-ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" --dgram "$sw" \
-	--seqpacket "$TEST_TMP/swp.sock" 2>"$TEST_TMP/switch.log" &
-on_exit "kill $! 2>/dev/null"
-ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" --dgram "$hub" --hub \
-	2>"$TEST_TMP/hub.log" &
-on_exit "kill $! 2>/dev/null"
-wait_for 10 test -S "$TEST_TMP/swp.sock" && wait_for 10 test -S "$hub"
+start_switch "$ns" --dgram "$sw" --seqpacket "$TEST_TMP/swp.sock" &&
+	SWITCH_LOG=$TEST_TMP/hub.log start_switch "$ns" --dgram "$hub" --hub &&
+	wait_for 10 test -S "$TEST_TMP/swp.sock"
 check_err $? "vecswitch did not start: $(tail -n 3 "$TEST_TMP/switch.log" "$TEST_TMP/hub.log")"
 for t in ntap0 ntap1 ntap2; do
 	ip -n "$ns" tuntap add dev "$t" mode tap && ip -n "$ns" link set "$t" up

@@ -15,8 +15,9 @@ b=$TEST_TMP/b.sock
 
 sa=$(guest_script ra <<'EOS'
 ip addr add 198.18.3.1/24 dev vec0 && ip link set vec0 up
-# reach SECS: ping B until it answers, paced, for SECS seconds at most
-reach() {
+# answers SECS: ping B until it answers, paced, for SECS seconds at most
+# (in the guest: lib.sh's reach runs on the host)
+answers() {
 	end=$(($(date +%s) + $1))
 	while [ "$(date +%s)" -lt "$end" ]; do
 		ping -c 1 -W 1 198.18.3.2 >/dev/null && return 0
@@ -25,14 +26,14 @@ reach() {
 	return 1
 }
 state=none
-reach 100 && { state=first; echo "first peer answers"; }
+answers 100 && { state=first; echo "first peer answers"; }
 # The test says when the first B is gone and A has noticed: a new B can
 # come up so soon after that no ping of A's in between goes unanswered
 for i in $(seq 1 1200); do
 	[ -e restarted ] && break
 	sleep 0.1
 done
-[ $state = first ] && reach 100 && { state=back; echo "new peer answers"; }
+[ $state = first ] && answers 100 && { state=back; echo "new peer answers"; }
 # Stay until the test says the new B is done: B may not have had its
 # own answer yet, and would wait for one in vain once A is gone.
 for i in $(seq 1 900); do

@@ -14,7 +14,7 @@
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd iperf3 ethtool python3
-[ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
+require_vecswitch
 cfg=$(dirname "$(readlink -f "$VMLINUX")")/.config
 if ! grep -qx CONFIG_SMP=y "$cfg" 2>/dev/null; then
 	echo "SKIP: $VMLINUX was built without SMP (the 6.12 kernel has none)"
@@ -24,10 +24,7 @@ release=$(cat "$(dirname "$cfg")/include/config/kernel.release")
 
 ns=$(netns_add smp)
 sock=$TEST_TMP/switch.sock
-ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" --dgram "$sock" \
-	2>>"$TEST_TMP/switch.log" &
-on_exit "kill $! 2>/dev/null"
-wait_for 10 test -S "$sock"
+start_switch "$ns" --dgram "$sock"
 check_err $? "the switch did not start"
 
 declare -A ip=([a]=198.18.9.1 [b]=198.18.9.2)

@@ -15,7 +15,7 @@
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd iperf3 ethtool python3 ping socat
-[ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
+require_vecswitch
 
 ns=$(netns_add sock)
 
@@ -69,10 +69,8 @@ check_err $? "bess: src= socket left behind after the guest stopped"
 
 # --- bess and fd through vecswitch --------------------------------------
 sw=$TEST_TMP/sw.sock
-ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" --dgram "$sw" \
-	--seqpacket "$TEST_TMP/swp.sock" 2>"$TEST_TMP/switch.log" &
-on_exit "kill $! 2>/dev/null"
-wait_for 10 test -S "$TEST_TMP/swp.sock"
+start_switch "$ns" --dgram "$sw" --seqpacket "$TEST_TMP/swp.sock" &&
+	wait_for 10 test -S "$TEST_TMP/swp.sock"
 check_err $? "vecswitch did not start: $(tail -n 3 "$TEST_TMP/switch.log")"
 
 agent "$ns" sock u -a "vec0:transport=unixdgram,path=$sw,mac=02:76:65:00:d0:02"

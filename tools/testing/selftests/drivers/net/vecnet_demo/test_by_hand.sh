@@ -10,7 +10,7 @@
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd systemd-analyze
-[ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
+require_vecswitch
 
 helper=$VECNET_SRC/scripts/vecnet-guest
 ns=$(netns_add byhand)

@@ -14,7 +14,7 @@
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd iperf3 python3 tcpdump
-[ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
+require_vecswitch
 
 # shellcheck disable=SC2317  # run by wait_for
 xstat_ge() { [ "$(guest_xstat "$1" "$2")" -ge "$3" ]; }

@@ -25,7 +25,7 @@
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd iperf3 python3
-[ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
+require_vecswitch
 
 # pair_clean: neither a1's nor a2's port dropped or held back a frame
 pair_clean() {

@@ -12,7 +12,7 @@
 LIB_NO_GUEST=1
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd python3 ethtool
-[ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
+require_vecswitch
 here=$(dirname "$(readlink -f "$0")")
 
 ns=$(netns_add gso)
@@ -32,12 +32,8 @@ check_err $? "TSO still on for gtx ($tso)"
 ip -n "$ns" tuntap add dev gup mode tap && ip -n "$ns" link set gup mtu 1400 up
 check_err $? "cannot set up the tap uplink"
 
-ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" --vnet "$TEST_TMP/vnet.sock" \
-	--dgram "$TEST_TMP/dgram.sock" --tap gup --ctl "$TEST_TMP/ctl" \
-	2>"$TEST_TMP/switch.log" &
-pid=$!
-on_exit "kill $pid 2>/dev/null"
-wait_for 10 test -S "$TEST_TMP/ctl"
+start_switch "$ns" --vnet "$TEST_TMP/vnet.sock" --dgram "$TEST_TMP/dgram.sock" \
+	--tap gup --ctl "$TEST_TMP/ctl"
 check_err $? "vecswitch did not start: $(tail -n 3 "$TEST_TMP/switch.log")"
 
 ip netns exec "$ns" python3 "$here/gso_cmp.py" "$TEST_TMP/vnet.sock" \
@@ -82,17 +78,15 @@ check_err $? "the switch did not follow the renamed uplink's MTU: '$(tap_mtu)'"
 grep -q "uplink gupr: MTU 1300" "$TEST_TMP/switch.log"
 check_err $? "the switch did not log the uplink's new MTU"
 
-kill "$pid" && wait "$pid"
+stop_switch
 check_err $? "vecswitch did not exit cleanly: $(tail -n 5 "$TEST_TMP/switch.log")"
 ! grep -q "runtime error\|ERROR: AddressSanitizer" "$TEST_TMP/switch.log"
 check_err $? "sanitizer report: $(grep -m3 "runtime error\|AddressSanitizer" "$TEST_TMP/switch.log")"
 
 # the same with headers negotiated on the --dgram socket, the default path
 rm -f "$TEST_TMP"/gso-*.sock
-ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" --dgram "$TEST_TMP/dgram.sock" \
-	--ctl "$TEST_TMP/ctl" 2>"$TEST_TMP/switch2.log" &
-pid=$!
-wait_for 10 test -S "$TEST_TMP/ctl"
+SWITCH_LOG=$TEST_TMP/switch2.log start_switch "$ns" --dgram "$TEST_TMP/dgram.sock" \
+	--ctl "$TEST_TMP/ctl"
 check_err $? "vecswitch did not start again: $(tail -n 3 "$TEST_TMP/switch2.log")"
 ip netns exec "$ns" python3 "$here/gso_cmp.py" "$TEST_TMP/dgram.sock" \
 	"$TEST_TMP/dgram.sock" gtx grx "$TEST_TMP" >"$TEST_TMP/cmp2.log" 2>&1
@@ -102,7 +96,7 @@ stats=$(env -u LD_PRELOAD "$VECSWITCH" ctl --ctl "$TEST_TMP/ctl" stats --json)
 [ "$(vnet_stat rx_bad_vnet)" = "${nbad:-x}" ] && [ "$(vnet_stat rx_gso)" -ge 6 ] &&
 	[ "$(vnet_stat rx_hello)" = 1 ]
 check_err $? "negotiated: rx_bad_vnet $(vnet_stat rx_bad_vnet), rx_gso $(vnet_stat rx_gso), rx_hello $(vnet_stat rx_hello)"
-kill "$pid" && wait "$pid"
+stop_switch
 check_err $? "vecswitch did not exit cleanly: $(tail -n 5 "$TEST_TMP/switch2.log")"
 ! grep -q "runtime error\|ERROR: AddressSanitizer" "$TEST_TMP/switch2.log"
 check_err $? "sanitizer report: $(grep -m3 "runtime error\|AddressSanitizer" "$TEST_TMP/switch2.log")"

@@ -16,7 +16,7 @@
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd python3 ethtool
-[ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
+require_vecswitch
 
 
 ns=$(netns_add nego)

@@ -14,7 +14,7 @@
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd iperf3 python3
-[ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
+require_vecswitch
 
 here=$(dirname "$(readlink -f "$0")")
 # xstat_ge GUEST COUNTER N: the counter reached N (for wait_for)

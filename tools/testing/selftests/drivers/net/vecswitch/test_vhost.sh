@@ -36,7 +36,7 @@
 LIB_NO_GUEST=1
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd python3
-[ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
+require_vecswitch
 python3 -c 'import sys; sys.exit(sys.version_info < (3, 9))' ||
 	{ echo "SKIP: vhost_frontend.py needs python3 3.9 or later"; exit "$ksft_skip"; }
 here=$(dirname "$(readlink -f "$0")")

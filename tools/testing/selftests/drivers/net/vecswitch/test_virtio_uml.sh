@@ -19,7 +19,7 @@
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd python3 iperf3
-[ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
+require_vecswitch
 strings "$VMLINUX" | grep -q '^virtio_uml\.device' ||
 	{ echo "SKIP: $VMLINUX has no virtio_uml (CONFIG_VIRTIO_UML)"; exit "$ksft_skip"; }
 

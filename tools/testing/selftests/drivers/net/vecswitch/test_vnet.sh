@@ -13,7 +13,7 @@
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd iperf3 python3
-[ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
+require_vecswitch
 
 
 ns=$(netns_add vnet)

@@ -14,7 +14,7 @@
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd iperf3 python3
-[ -x "${VECSWITCH:-}" ] || { echo "SKIP: no vecswitch binary in \$VECSWITCH"; exit "$ksft_skip"; }
+require_vecswitch
 ip link add "vxchk$$" type vxlan id 1 dstport 4789 2>/dev/null ||
 	{ echo "SKIP: no VXLAN in the host kernel"; exit "$ksft_skip"; }
 ip link del "vxchk$$"
@@ -43,11 +43,9 @@ for h in A B; do
 	ip -n "$n" link set vx0 up &&
 	ip -n "$n" link set br0 up
 	check_err $? "cannot build host $h's bridge and VXLAN device"
-	ip netns exec "$n" env -u LD_PRELOAD "$VECSWITCH" --dgram "$TEST_TMP/sw$h.sock" \
-		--tap vsw0 --ctl "$TEST_TMP/ctl$h" 2>"$TEST_TMP/switch$h.log" &
-	swpid[$h]=$!
-	on_exit "kill ${swpid[$h]} 2>/dev/null"
-	wait_for 10 test -S "$TEST_TMP/ctl$h"
+	SWITCH_LOG=$TEST_TMP/switch$h.log start_switch "$n" --dgram "$TEST_TMP/sw$h.sock" \
+		--tap vsw0 --ctl "$TEST_TMP/ctl$h"
+	swpid[$h]=$SWITCH_PID
 	check_err $? "host $h's vecswitch did not start: $(tail -n 3 "$TEST_TMP/switch$h.log")"
 	ip -n "$n" link set vsw0 mtu "$mtu" master br0 && ip -n "$n" link set vsw0 up
 	check_err $? "cannot put host $h's uplink on its bridge"
