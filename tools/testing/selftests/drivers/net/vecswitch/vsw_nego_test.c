@@ -1,0 +1,1099 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vsw_nego_test.c - vecswitch, host only: virtio-net headers negotiated on the --dgram socket, shortcut channels offered and withdrawn, and multiqueue guests (queue sockets joining one port).
+ * The fixture and what the programs share: vsw_fixture.h.
+ */
+#include "vsw_fixture.h"
+
+/* ---- virtio-net headers negotiated on the --dgram socket --------------- */
+
+#define NEGO_HELLO	1
+
+#define NEGO_MODE	2
+
+static size_t nego_msg(uint8_t *m, uint8_t type, uint16_t flags)
+{
+	memcpy(m, "VECN", 4);
+	m[4] = 1;
+	m[5] = type;
+	m[6] = flags >> 8;
+	m[7] = flags;
+	m[8] = 0;
+	m[9] = 1;
+	m[10] = 0;
+	m[11] = 18;
+	return 12;
+}
+
+/* The next datagram on fd is MODE(vnet) from the switch. */
+static bool got_mode(int fd)
+{
+	uint8_t m[64];
+	int n = vsw_recv(fd, m, sizeof(m), VSW_WAIT_MS);
+
+	/* bit 1: the switch offers this guest channels */
+	return n == 12 && !memcmp(m, "VECN", 4) && m[4] == 1 &&
+	       m[5] == NEGO_MODE && m[6] == 0 && (m[7] & ~2) == 1;
+}
+
+/* Guest i asks for headers, is answered, and switches over itself. */
+static void negotiate(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(vsw) *self, int i)
+{
+	uint8_t m[12];
+
+	ASSERT_EQ(0, vsw_send_raw(&self->s, G(i)->fd, m,
+				  nego_msg(m, NEGO_HELLO, 1)));
+	ASSERT_TRUE(got_mode(G(i)->fd));
+	ASSERT_EQ(0, vsw_send_raw(&self->s, G(i)->fd, m,
+				  nego_msg(m, NEGO_MODE, 1)));
+}
+
+/* A frame with an all-zero virtio-net header in front, from guest i. */
+static int send_vnet(const struct vsw *s, const struct vsw_guest *g,
+		     const uint8_t *dst, uint32_t tag, size_t len)
+{
+	uint8_t buf[2048];
+
+	memset(buf, 0, 10);
+	len = vsw_frame(buf + 10, dst, g->mac, tag, len);
+	return vsw_send_raw(s, g->fd, buf, 10 + len);
+}
+
+/*
+ * A guest that negotiated sends and receives with headers; a plain guest
+ * on the same socket never sees one, and `ports` shows which is which.
+ */
+TEST_F(vsw, nego_headers)
+{
+	char buf[4096];
+	int n;
+
+	START();
+	join(_metadata, self, 2);
+	negotiate(_metadata, self, 0);
+	EXPECT_EQ(1, vsw_stat(&self->s, G(0)->path, "rx_hello"));
+	EXPECT_EQ(1, vsw_stat(&self->s, G(0)->path, "rx_mode"));
+
+	ASSERT_EQ(0, send_vnet(&self->s, G(0), G(1)->mac, 0x6100, 200));
+	n = vsw_recv(G(1)->fd, self->buf, sizeof(self->buf), VSW_WAIT_MS);
+	ASSERT_EQ(200, n);
+	EXPECT_EQ(0x6100u, vsw_tag(self->buf));
+	EXPECT_TRUE(vsw_frame_ok(self->buf, n));
+
+	ASSERT_EQ(0, vsw_send(&self->s, G(1), G(0)->mac, 0x6101, 300));
+	n = vsw_recv(G(0)->fd, self->buf, sizeof(self->buf), VSW_WAIT_MS);
+	ASSERT_EQ(310, n);
+	EXPECT_EQ(0, memcmp(self->buf, "\0\0\0\0\0\0\0\0\0\0", 10));
+	EXPECT_EQ(0x6101u, vsw_tag(self->buf + 10));
+	EXPECT_TRUE(vsw_frame_ok(self->buf + 10, n - 10));
+
+	ASSERT_LT(0, vsw_ctl(&self->s, "ports\n", buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "vnet")) TH_LOG("%s", buf);
+	EXPECT_NE(NULL, strstr(buf, "dgram")) TH_LOG("%s", buf);
+}
+
+/*
+ * Frames queued before the answer go plain, the answer itself, then
+ * headers: the guest is never handed a frame in the wrong format.
+ */
+TEST_F(vsw, nego_order)
+{
+	uint8_t m[12];
+	int i, n;
+
+	START();
+	join(_metadata, self, 2);
+	/* G0 does not read for now: frames for it queue up in the kernel */
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(0, vsw_send(&self->s, G(1), G(0)->mac, 0x6200 + i, 100));
+	ASSERT_EQ(0, vsw_send_raw(&self->s, G(0)->fd, m,
+				  nego_msg(m, NEGO_HELLO, 1)));
+	ASSERT_EQ(0, vsw_send(&self->s, G(1), G(0)->mac, 0x6205, 100));
+	for (i = 0; i < 5; i++) {
+		n = vsw_recv(G(0)->fd, self->buf, sizeof(self->buf), VSW_WAIT_MS);
+		ASSERT_EQ(100, n);
+		EXPECT_EQ(0x6200u + i, vsw_tag(self->buf));
+	}
+	ASSERT_TRUE(got_mode(G(0)->fd));
+	n = vsw_recv(G(0)->fd, self->buf, sizeof(self->buf), VSW_WAIT_MS);
+	ASSERT_EQ(110, n);
+	EXPECT_EQ(0x6205u, vsw_tag(self->buf + 10));
+	/* until G0 says MODE, its own frames are plain */
+	ASSERT_EQ(0, vsw_send(&self->s, G(0), G(1)->mac, 0x6206, 100));
+	n = vsw_recv(G(1)->fd, self->buf, sizeof(self->buf), VSW_WAIT_MS);
+	ASSERT_EQ(100, n);
+	EXPECT_EQ(0x6206u, vsw_tag(self->buf));
+}
+
+/* The hub does not negotiate: a HELLO is counted and goes unanswered. */
+TEST_F(vsw, nego_hub)
+{
+	uint8_t m[12];
+
+	START("--hub");
+	join(_metadata, self, 2);
+	ASSERT_EQ(0, vsw_send_raw(&self->s, G(0)->fd, m,
+				  nego_msg(m, NEGO_HELLO, 1)));
+	VSW_WAIT_WHILE(vsw_stat(&self->s, G(0)->path, "rx_hello") < 1);
+	EXPECT_EQ(1, vsw_stat(&self->s, G(0)->path, "rx_hello"));
+	/* the next datagram G0 gets is G1's marker, not an answer */
+	expect_only_marker(_metadata, self, 1, 0x1, 0x6300);
+	EXPECT_EQ(0, vsw_stat(&self->s, G(1)->path, "rx_frames") - 2);
+}
+
+/*
+ * Bad negotiation datagrams are counted and change nothing; a HELLO from
+ * a port that carries headers starts it over in plain frames.
+ */
+TEST_F(vsw, nego_bad)
+{
+	uint8_t m[16];
+	int n;
+
+	START();
+	join(_metadata, self, 2);
+	nego_msg(m, NEGO_HELLO, 1);
+	ASSERT_EQ(0, vsw_send_raw(&self->s, G(0)->fd, m, 8));	/* truncated */
+	m[12] = 0;
+	ASSERT_EQ(0, vsw_send_raw(&self->s, G(0)->fd, m, 13));	/* too long */
+	m[4] = 2;						/* version */
+	ASSERT_EQ(0, vsw_send_raw(&self->s, G(0)->fd, m, 12));
+	nego_msg(m, 9, 1);					/* type */
+	ASSERT_EQ(0, vsw_send_raw(&self->s, G(0)->fd, m, 12));
+	ASSERT_EQ(0, vsw_send_raw(&self->s, G(0)->fd, "VEC", 3));	/* runt */
+	VSW_WAIT_WHILE(vsw_stat(&self->s, G(0)->path, "rx_nego_bad") < 4);
+	EXPECT_EQ(4, vsw_stat(&self->s, G(0)->path, "rx_nego_bad"));
+	EXPECT_EQ(1, vsw_stat(&self->s, G(0)->path, "rx_runt"));
+	EXPECT_EQ(0, vsw_stat(&self->s, G(0)->path, "rx_hello"));
+	/* none of it was answered, or forwarded */
+	EXPECT_TRUE(vsw_quiet(G(0)->fd));
+	expect_only_marker(_metadata, self, 0, 0x2, 0x6400);
+
+	negotiate(_metadata, self, 0);
+	/* again: plain both ways until the new MODE */
+	ASSERT_EQ(0, vsw_send_raw(&self->s, G(0)->fd, m,
+				  nego_msg(m, NEGO_HELLO, 1)));
+	ASSERT_TRUE(got_mode(G(0)->fd));
+	EXPECT_EQ(1, vsw_stat(&self->s, G(0)->path, "rx_hello_again"));
+	ASSERT_EQ(0, vsw_send(&self->s, G(0), G(1)->mac, 0x6401, 100));
+	n = vsw_recv(G(1)->fd, self->buf, sizeof(self->buf), VSW_WAIT_MS);
+	ASSERT_EQ(100, n);
+	EXPECT_EQ(0x6401u, vsw_tag(self->buf));
+	/* a HELLO without the header flag gets no answer: plain it stays */
+	ASSERT_EQ(0, vsw_send_raw(&self->s, G(0)->fd, m,
+				  nego_msg(m, NEGO_HELLO, 0)));
+	ASSERT_EQ(0, vsw_send(&self->s, G(1), G(0)->mac, 0x6402, 100));
+	n = vsw_recv(G(0)->fd, self->buf, sizeof(self->buf), VSW_WAIT_MS);
+	ASSERT_EQ(100, n);
+	EXPECT_EQ(0x6402u, vsw_tag(self->buf));
+}
+
+#define NEGO_CHAN	3
+
+/*
+ * The descriptor of the CHAN for @mac that the switch sends guest @fd,
+ * reading past frames and other messages; -1 when none came
+ */
+static int recv_chan(int fd, const uint8_t *mac)
+{
+	uint64_t deadline = vsw_now_ms() + VSW_WAIT_MS;
+	union {
+		struct cmsghdr cm;
+		uint8_t buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	uint8_t m[2048];
+	struct iovec iov = { .iov_base = m, .iov_len = sizeof(m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int cfd;
+	ssize_t n;
+
+	while (vsw_now_ms() < deadline) {
+		if (poll(&pfd, 1, (int)(deadline - vsw_now_ms())) != 1)
+			return -1;
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = sizeof(ctl.buf);
+		n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (n != 12 || memcmp(m, "VECN", 4) || m[5] != NEGO_CHAN ||
+		    mh.msg_controllen < CMSG_LEN(sizeof(int)))
+			continue;
+		memcpy(&cfd, CMSG_DATA(&ctl.cm), sizeof(int));
+		if (!memcmp(m + 6, mac, 6))
+			return cfd;
+		close(cfd);
+	}
+	return -1;
+}
+
+#define NEGO_F_VNET	0x0001
+
+#define NEGO_F_CHAN	0x0002
+
+/* Unicast frames between two ports before the switch offers a channel */
+#define CHAN_SUSTAIN	8
+
+/* The flags of the next MODE on @fd, read past anything else; or -1 */
+static int recv_mode(int fd)
+{
+	uint64_t deadline = vsw_now_ms() + VSW_WAIT_MS;
+	uint8_t m[2048];
+	int n;
+
+	while (vsw_now_ms() < deadline) {
+		n = vsw_recv(fd, m, sizeof(m), (int)(deadline - vsw_now_ms()));
+		if (n < 0)
+			return -1;
+		if (n == 12 && !memcmp(m, "VECN", 4) && m[5] == NEGO_MODE)
+			return m[6] << 8 | m[7];
+	}
+	return -1;
+}
+
+/* @g asks for headers and channels and agrees: the switch's MODE flags */
+static int negotiate_chan(const struct vsw *s, const struct vsw_guest *g)
+{
+	uint8_t m[12];
+	int flags;
+
+	if (vsw_send_raw(s, g->fd, m, nego_msg(m, NEGO_HELLO,
+					       NEGO_F_VNET | NEGO_F_CHAN)))
+		return -1;
+	flags = recv_mode(g->fd);
+	if (flags < 0 ||
+	    vsw_send_raw(s, g->fd, m, nego_msg(m, NEGO_MODE, NEGO_F_VNET)))
+		return -1;
+	return flags;
+}
+
+/* @n unicast frames with headers from @g to @dst, tagged @tag on */
+static int send_vnet_n(const struct vsw *s, const struct vsw_guest *g,
+		       const uint8_t *dst, uint32_t tag, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (send_vnet(s, g, dst, tag + i, 100))
+			return -1;
+	return 0;
+}
+
+/* Frames with headers on @fd until the one tagged @tag; 0, or -1 */
+static int recv_vnet_until(int fd, uint32_t tag)
+{
+	int others;
+
+	return vsw_recv_until_at(fd, 10, tag, &others);
+}
+
+/*
+ * A channel the switch withdraws is closed to both guests even when
+ * neither reads the UNCHAN: the switch shuts its end down.  And two
+ * ports share one channel at most, whatever addresses they use.  A
+ * channel comes with a flow, not with a frame: after CHAN_SUSTAIN.
+ */
+TEST_F(vsw, chan_withdrawn)
+{
+	uint8_t other[6];
+	char mac[18], text[1024], *line;
+	unsigned int q0, q1;
+	int c0, c1, i;
+
+	START();
+	join(_metadata, self, 3);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(NEGO_F_VNET | NEGO_F_CHAN,
+			  negotiate_chan(&self->s, G(i)));
+	ASSERT_EQ(0, send_vnet_n(&self->s, G(0), G(1)->mac, 0x7000,
+				 CHAN_SUSTAIN - 1));
+	ASSERT_EQ(0, recv_vnet_until(G(1)->fd, 0x7000 + CHAN_SUSTAIN - 2));
+	EXPECT_EQ(0, vsw_stat(&self->s, NULL, "chan_opened"));
+	ASSERT_EQ(0, send_vnet(&self->s, G(0), G(1)->mac, 0x7100, 100));
+	c0 = recv_chan(G(0)->fd, G(1)->mac);
+	c1 = recv_chan(G(1)->fd, G(0)->mac);
+	ASSERT_LE(0, c0);
+	ASSERT_LE(0, c1);
+	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "chan_opened"));
+	EXPECT_EQ(4, send(c0, "ping", 4, MSG_DONTWAIT | MSG_NOSIGNAL));
+	/* ctl channels lists it once, with what waits for G1 to read */
+	ASSERT_LT(0, vsw_ctl(&self->s, "channels\n", text, sizeof(text)));
+	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x",
+		 G(1)->mac[0], G(1)->mac[1], G(1)->mac[2], G(1)->mac[3],
+		 G(1)->mac[4], G(1)->mac[5]);
+	EXPECT_NE(NULL, strstr(text, mac)) TH_LOG("%s", text);
+	line = strchr(text, '\n');
+	ASSERT_NE(NULL, line);
+	EXPECT_EQ(2, sscanf(line + 1, "%*u %*s %*u %*s %*u %u/%u", &q0, &q1));
+	EXPECT_EQ(0u, q0);
+	EXPECT_LT(0u, q1);
+	for (i = 0, line = text; (line = strchr(line, '\n')); line++)
+		i++;
+	EXPECT_EQ(2, i) TH_LOG("%s", text);	/* a heading and one channel */
+
+	/* G0 from a second address: no second channel between the two */
+	memcpy(other, G(0)->mac, 6);
+	other[5] ^= 0x40;
+	memcpy(G(0)->mac, other, 6);
+	ASSERT_EQ(0, send_vnet(&self->s, G(0), G(1)->mac, 0x7101, 100));
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "chan_full") < 1);
+	EXPECT_LE(1, vsw_stat(&self->s, NULL, "chan_full"));
+	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "chan_opened"));
+	other[5] ^= 0x40;
+	memcpy(G(0)->mac, other, 6);
+
+	/* G1's address moves to G2: neither end can send any more */
+	memcpy(G(2)->mac, G(1)->mac, 6);
+	ASSERT_EQ(0, vsw_send(&self->s, G(2), vsw_bcast, 0x7102, 100));
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "chan_revoked") < 1);
+	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "chan_revoked"));
+	errno = 0;
+	EXPECT_EQ(-1, send(c0, "ping", 4, MSG_DONTWAIT | MSG_NOSIGNAL));
+	EXPECT_EQ(EPIPE, errno);
+	errno = 0;
+	EXPECT_EQ(-1, send(c1, "ping", 4, MSG_DONTWAIT | MSG_NOSIGNAL));
+	EXPECT_EQ(EPIPE, errno);
+	ASSERT_LT(0, vsw_ctl(&self->s, "channels\n", text, sizeof(text)));
+	EXPECT_EQ(NULL, strstr(text, mac)) TH_LOG("%s", text);
+	close(c0);
+	close(c1);
+}
+
+/*
+ * A port at its share of the forwarding table that sends another guest's
+ * address as its source: the address stays where it was learned, and
+ * the port gets no channel in that guest's name (the victim would send
+ * that guest's frames to it).  The real owner still gets one.
+ */
+TEST_F(vsw, chan_name_not_learned)
+{
+	struct vsw_guest fake;
+	int i;
+
+	START("--fdb-port-max", "4");
+	join(_metadata, self, 3);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(NEGO_F_VNET | NEGO_F_CHAN,
+			  negotiate_chan(&self->s, G(i)));
+	/* G0 fills its share with made-up sources, to nobody known */
+	fake = *G(0);
+	for (i = 0; i < 3; i++) {
+		vsw_mac(fake.mac, 0x700 + i);
+		ASSERT_EQ(0, send_vnet(&self->s, &fake, fake.mac, 0x7200 + i, 60));
+	}
+	VSW_WAIT_WHILE(!vsw_fdb_has(&self->s, fake.mac));
+	ASSERT_TRUE(vsw_fdb_has(&self->s, fake.mac));
+	/* then a flow to G1 in G2's name */
+	memcpy(fake.mac, G(2)->mac, 6);
+	ASSERT_EQ(0, send_vnet_n(&self->s, &fake, G(1)->mac, 0x7300,
+				 2 * CHAN_SUSTAIN));
+	ASSERT_EQ(0, recv_vnet_until(G(1)->fd, 0x7300 + 2 * CHAN_SUSTAIN - 1));
+	EXPECT_LE(2 * CHAN_SUSTAIN, vsw_stat(&self->s, G(0)->path, "fdb_full"));
+	EXPECT_EQ(0, vsw_stat(&self->s, NULL, "chan_opened"));
+	EXPECT_EQ(-1, recv_chan(G(1)->fd, G(2)->mac));
+	/* G2 itself: a channel in its own name */
+	ASSERT_EQ(0, send_vnet_n(&self->s, G(2), G(1)->mac, 0x7400,
+				 CHAN_SUSTAIN));
+	i = recv_chan(G(1)->fd, G(2)->mac);
+	EXPECT_LE(0, i);
+	if (i >= 0)
+		close(i);
+}
+
+/*
+ * A HELLO closes the port's channels, but the pair waits before it gets a
+ * new one, as after any channel given up: a guest that says HELLO again
+ * and again cannot have the other handed channel after channel.
+ */
+TEST_F(vsw, chan_hello_backoff)
+{
+	int c, i;
+
+	START();
+	join(_metadata, self, 2);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(NEGO_F_VNET | NEGO_F_CHAN,
+			  negotiate_chan(&self->s, G(i)));
+	ASSERT_EQ(0, send_vnet_n(&self->s, G(0), G(1)->mac, 0x7500,
+				 CHAN_SUSTAIN));
+	c = recv_chan(G(1)->fd, G(0)->mac);
+	ASSERT_LE(0, c);
+	close(c);
+	/* 5 HELLOs within the second of back-off, each past the 100 ms gap */
+	for (i = 0; i < 5; i++) {
+		usleep(150 * 1000);
+		ASSERT_EQ(NEGO_F_VNET | NEGO_F_CHAN,
+			  negotiate_chan(&self->s, G(0)));
+		ASSERT_EQ(0, send_vnet_n(&self->s, G(0), G(1)->mac,
+					 0x7600 + 0x100 * i, CHAN_SUSTAIN));
+		ASSERT_EQ(0, recv_vnet_until(G(1)->fd,
+					    0x7600 + 0x100 * i + CHAN_SUSTAIN - 1));
+	}
+	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "chan_opened"));
+	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "chan_revoked"));
+	/* a back-off, not a ban: a little later the flow gets one again */
+	usleep(400 * 1000);
+	ASSERT_EQ(0, send_vnet_n(&self->s, G(0), G(1)->mac, 0x7b00,
+				 CHAN_SUSTAIN));
+	c = recv_chan(G(1)->fd, G(0)->mac);
+	EXPECT_LE(0, c);
+	if (c >= 0)
+		close(c);
+	EXPECT_EQ(2, vsw_stat(&self->s, NULL, "chan_opened"));
+}
+
+/*
+ * The ports of one other user get at most 2 of a guest's channels, however
+ * many they are; an abstract name gets none, and its MODE says so.
+ */
+TEST_F(vsw, chan_user_share)
+{
+	int pipefd[2], status, alen, i;
+	struct sockaddr_un sa;
+	struct vsw_guest g;
+	char users[128];
+	pid_t pid;
+	char done;
+
+	START("--mode", "0666");
+	users_dir(_metadata, &self->s, users, sizeof(users));
+	join(_metadata, self, 1);
+	ASSERT_EQ(NEGO_F_VNET | NEGO_F_CHAN, negotiate_chan(&self->s, G(0)));
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		close(pipefd[0]);
+		if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+		    setresuid(65534, 65534, 65534) < 0)
+			_exit(12);
+		/* four ports of one user, each with a flow to G0 */
+		for (i = 0; i < 4; i++) {
+			memset(&g, 0, sizeof(g));
+			vsw_mac(g.mac, 0x800 + i);
+			if (snprintf(g.path, sizeof(g.path), "%.90s/u%d.sock",
+				     users, i) >= (int)sizeof(g.path))
+				_exit(10);
+			g.fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+			alen = vsw_addr(&sa, g.path);
+			if (g.fd < 0 || bind(g.fd, (struct sockaddr *)&sa, alen))
+				_exit(11);
+			if (negotiate_chan(&self->s, &g) !=
+			    (NEGO_F_VNET | NEGO_F_CHAN))
+				_exit(13);
+			if (send_vnet_n(&self->s, &g, G(0)->mac, 0x7c00,
+					CHAN_SUSTAIN))
+				_exit(14);
+			/* the pairs get at most one offer per 100 ms each */
+			usleep(150 * 1000);
+		}
+		if (write(pipefd[1], "x", 1) != 1)
+			_exit(15);
+		pause();
+		_exit(0);
+	}
+	close(pipefd[1]);
+	ASSERT_EQ(1, read(pipefd[0], &done, 1));
+	close(pipefd[0]);
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "chan_user_full") < 2);
+	EXPECT_EQ(2, vsw_stat(&self->s, NULL, "chan_opened"));
+	EXPECT_LE(2, vsw_stat(&self->s, NULL, "chan_user_full"));
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+
+	/* an abstract name: no F_CHAN in its MODE, and no channel */
+	memset(&g, 0, sizeof(g));
+	vsw_mac(g.mac, 0x900);
+	g.fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, g.fd);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	alen = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1,
+			"vsw-abstract-%d", (int)getpid());
+	ASSERT_EQ(0, bind(g.fd, (struct sockaddr *)&sa,
+			  offsetof(struct sockaddr_un, sun_path) + 1 + alen));
+	ASSERT_EQ(NEGO_F_VNET, negotiate_chan(&self->s, &g));
+	ASSERT_EQ(0, send_vnet_n(&self->s, &g, G(0)->mac, 0x7d00,
+				 2 * CHAN_SUSTAIN));
+	EXPECT_EQ(-1, recv_chan(g.fd, G(0)->mac));
+	EXPECT_EQ(2, vsw_stat(&self->s, NULL, "chan_opened"));
+	close(g.fd);
+}
+
+/* ---- multiqueue guests: one guest, several sockets, one port ------------ */
+
+#define NEGO_QUEUES	5
+
+#define NEGO_JOIN	6
+
+#define NEGO_F_MQ	0x0004
+
+#define MQ_MAX		8	/* sockets of one guest, its main one included */
+
+#define MQ_FLOWS	64
+
+/* The next datagram on fd is the 12-byte message @type; its bytes 6-11 */
+static bool got_msg(int fd, uint8_t type, uint8_t *cookie)
+{
+	uint8_t m[64];
+	int n = vsw_recv(fd, m, sizeof(m), VSW_WAIT_MS);
+
+	if (n != 12 || memcmp(m, "VECN", 4) || m[4] != 1 || m[5] != type)
+		return false;
+	memcpy(cookie, m + 6, 6);
+	return true;
+}
+
+static size_t mq_msg(uint8_t *m, uint8_t type, const uint8_t *cookie)
+{
+	memcpy(m, "VECN", 4);
+	m[4] = 1;
+	m[5] = type;
+	memcpy(m + 6, cookie, 6);
+	return 12;
+}
+
+/*
+ * Guest i says HELLO with headers, channels and queue sockets, reads the
+ * MODE and the QUEUES with its cookie, and sends its MODE unless @early.
+ */
+static void mq_hello(struct __test_metadata *_metadata,
+		     FIXTURE_DATA(vsw) *self, int i, uint8_t *cookie,
+		     bool early)
+{
+	uint8_t m[12];
+
+	ASSERT_EQ(0, vsw_send_raw(&self->s, G(i)->fd, m,
+				  nego_msg(m, NEGO_HELLO, 3 | NEGO_F_MQ)));
+	ASSERT_TRUE(got_mode(G(i)->fd));
+	ASSERT_TRUE(got_msg(G(i)->fd, NEGO_QUEUES, cookie));
+	if (!early)
+		ASSERT_EQ(0, vsw_send_raw(&self->s, G(i)->fd, m,
+					  nego_msg(m, NEGO_MODE, 1)));
+}
+
+/* A queue socket @name of guest i: bound, with the guest's MAC */
+static void mq_open(struct __test_metadata *_metadata,
+		    FIXTURE_DATA(vsw) *self, int i, struct vsw_guest *q,
+		    const char *name)
+{
+	ASSERT_EQ(0, vsw_guest_open(q, &self->s, name, i + 1));
+}
+
+/* Socket fd sends JOIN(cookie); true when the switch acked it */
+static bool mq_join(const struct vsw *s, int fd, const uint8_t *cookie)
+{
+	uint8_t m[12], got[6];
+
+	if (vsw_send_raw(s, fd, m, mq_msg(m, NEGO_JOIN, cookie)))
+		return false;
+	return got_msg(fd, NEGO_JOIN, got) && !memcmp(got, cookie, 6);
+}
+
+/*
+ * Socket fd sends JOIN(cookie) and is refused: counted, and not answered
+ * (an answer would have left before the counter can be read)
+ */
+static bool mq_refused(const struct vsw *s, int fd, const uint8_t *cookie)
+{
+	long long before = vsw_stat(s, NULL, "rx_join_bad");
+	uint8_t m[12];
+
+	if (before < 0 || vsw_send_raw(s, fd, m, mq_msg(m, NEGO_JOIN, cookie)))
+		return false;
+	VSW_WAIT_WHILE(vsw_stat(s, NULL, "rx_join_bad") == before);
+	return vsw_stat(s, NULL, "rx_join_bad") == before + 1 && vsw_quiet(fd);
+}
+
+/* A UDP over IPv4 frame of flow @sport, from @src to @dst; 60 bytes */
+static size_t udp_frame(uint8_t *f, const uint8_t *dst, const uint8_t *src,
+			uint16_t sport)
+{
+	memset(f, 0, 60);
+	memcpy(f, dst, 6);
+	memcpy(f + 6, src, 6);
+	f[12] = 0x08;
+	f[14] = 0x45;
+	f[17] = 36;		/* IP total length: header, UDP, 8 bytes */
+	f[22] = 64;
+	f[23] = 17;
+	f[26] = 10;
+	f[29] = 1;
+	f[30] = 10;
+	f[33] = 2;
+	f[34] = sport >> 8;
+	f[35] = sport;
+	f[36] = 5000 >> 8;
+	f[37] = 5000 & 0xff;
+	f[39] = 16;
+	return 60;
+}
+
+/* Plain guest @from sends one frame of each flow 1000..1000+MQ_FLOWS-1 */
+static int send_flows(const struct vsw *s, const struct vsw_guest *from,
+		      const uint8_t *dst)
+{
+	uint8_t f[60];
+	int i;
+
+	for (i = 0; i < MQ_FLOWS; i++) {
+		udp_frame(f, dst, from->mac, 1000 + i);
+		if (vsw_send_raw(s, from->fd, f, sizeof(f)))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Take @want flow frames off sockets fd[0..n-1]: each must be an all-zero
+ * virtio-net header and one of the frames send_flows makes.  sock[f] is
+ * set to the socket flow f came by, got[k] counts each socket's.  Returns
+ * how many arrived, or -1 for one that is not such a frame.
+ */
+static int recv_flows(const int *fd, int n, int want, int *sock, int *got)
+{
+	uint64_t deadline = vsw_now_ms() + VSW_WAIT_MS;
+	struct pollfd pfd[MQ_MAX];
+	uint8_t buf[2048];
+	int k, total = 0;
+
+	for (k = 0; k < n; k++) {
+		pfd[k].fd = fd[k];
+		pfd[k].events = POLLIN;
+		got[k] = 0;
+	}
+	while (total < want && vsw_now_ms() < deadline) {
+		if (poll(pfd, n, (int)(deadline - vsw_now_ms())) <= 0)
+			break;
+		for (k = 0; k < n; k++) {
+			int len, flow;
+
+			if (!(pfd[k].revents & POLLIN))
+				continue;
+			len = recv(fd[k], buf, sizeof(buf), MSG_DONTWAIT);
+			if (len != 70 || memcmp(buf, "\0\0\0\0\0\0\0\0\0\0", 10) ||
+			    buf[10 + 12] != 0x08 || buf[10 + 23] != 17)
+				return -1;
+			flow = (buf[10 + 34] << 8 | buf[10 + 35]) - 1000;
+			if (flow < 0 || flow >= MQ_FLOWS)
+				return -1;
+			/* one flow, one socket */
+			if (sock[flow] >= 0 && sock[flow] != k)
+				return -1;
+			sock[flow] = k;
+			got[k]++;
+			total++;
+		}
+	}
+	return total;
+}
+
+/* The QUEUES column of the port named @name in `ctl ports`, or -1 */
+static int port_queues(const struct vsw *s, const char *name)
+{
+	char buf[1 << 14], pat[160], *line;
+	unsigned int id, macs, fill, cap, queues;
+	char type[16], uplink[8];
+
+	snprintf(pat, sizeof(pat), " %s\n", name);
+	if (vsw_ctl(s, "ports\n", buf, sizeof(buf)) <= 0)
+		return -1;
+	line = strstr(buf, pat);
+	if (!line)
+		return -1;
+	while (line > buf && line[-1] != '\n')
+		line--;
+	if (sscanf(line, "%u %15s %7s %u %u/%u %u", &id, type, uplink, &macs,
+		   &fill, &cap, &queues) != 7)
+		return -1;
+	return queues;
+}
+
+/* Lines of `ctl fdb` that name @mac */
+static int fdb_lines(const struct vsw *s, const uint8_t *mac, unsigned int *port)
+{
+	char buf[1 << 14], m[20], *at = buf;
+	int n = 0;
+
+	snprintf(m, sizeof(m), "%02x:%02x:%02x:%02x:%02x:%02x",
+		 mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+	if (vsw_ctl(s, "fdb\n", buf, sizeof(buf)) <= 0)
+		return -1;
+	while ((at = strstr(at, m))) {
+		if (sscanf(at, "%*s %*u %u", port) != 1)
+			return -1;
+		at++;
+		n++;
+	}
+	return n;
+}
+
+static long long qstat(const struct vsw *s, const char *name,
+		       const char *dir, int k, const char *what)
+{
+	char key[48];
+
+	snprintf(key, sizeof(key), "%s_queue_%d_%s", dir, k, what);
+	return vsw_stat(s, name, key);
+}
+
+/*
+ * A guest with two queue sockets besides its own: both join, all three
+ * carry its frames into one port and one forwarding entry, and another
+ * guest's flows come out spread over the three, each flow on one socket,
+ * as the per-socket counters say.
+ */
+TEST_F(vsw, mq_join)
+{
+	static char json[1 << 16];
+	struct vsw_guest q[2];
+	int fd[3], sock[MQ_FLOWS], got[3], used = 0, i, n;
+	uint8_t cookie[6];
+	unsigned int port;
+
+	START();
+	GUEST(1);
+	announce(_metadata, self, 1);
+	GUEST(0);
+	mq_hello(_metadata, self, 0, cookie, false);
+	mq_open(_metadata, self, 0, &q[0], "g0q1.sock");
+	mq_open(_metadata, self, 0, &q[1], "g0q2.sock");
+	ASSERT_TRUE(mq_join(&self->s, q[0].fd, cookie));
+	ASSERT_TRUE(mq_join(&self->s, q[1].fd, cookie));
+	EXPECT_EQ(2, vsw_stat(&self->s, NULL, "rx_join"));
+	EXPECT_EQ(0, vsw_stat(&self->s, NULL, "rx_join_bad"));
+
+	/* frames from all three sockets: one guest, one port, one entry */
+	ASSERT_EQ(0, send_vnet(&self->s, G(0), G(1)->mac, 0x8100, 100));
+	ASSERT_EQ(0, send_vnet(&self->s, &q[0], G(1)->mac, 0x8101, 100));
+	ASSERT_EQ(0, send_vnet(&self->s, &q[1], G(1)->mac, 0x8102, 100));
+	for (i = 0; i < 3; i++) {
+		n = vsw_recv(G(1)->fd, self->buf, sizeof(self->buf), VSW_WAIT_MS);
+		ASSERT_EQ(100, n);
+		EXPECT_EQ(0x8100u + i, vsw_tag(self->buf));
+	}
+	EXPECT_EQ(1, fdb_lines(&self->s, G(0)->mac, &port));
+	EXPECT_EQ(3, port_queues(&self->s, G(0)->path));
+	EXPECT_FALSE(vsw_has_port(&self->s, q[0].path));
+	EXPECT_FALSE(vsw_has_port(&self->s, q[1].path));
+	EXPECT_EQ(2, vsw_stat(&self->s, NULL, "ports_added"));
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(1, qstat(&self->s, G(0)->path, "rx", i, "packets"));
+	EXPECT_EQ(3, vsw_stat(&self->s, G(0)->path, "rx_frames"));
+	ASSERT_LT(0, vsw_ctl(&self->s, "ports json\n", json, sizeof(json)));
+	EXPECT_TRUE(json_valid(json)) TH_LOG("%s", json);
+	EXPECT_NE(NULL, strstr(json, "\"queues\":3")) TH_LOG("%s", json);
+
+	/* another guest's flows, twice: spread, and each on one socket */
+	fd[0] = G(0)->fd;
+	fd[1] = q[0].fd;
+	fd[2] = q[1].fd;
+	memset(sock, -1, sizeof(sock));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, send_flows(&self->s, G(1), G(0)->mac));
+		ASSERT_EQ(MQ_FLOWS, recv_flows(fd, 3, MQ_FLOWS, sock, got));
+		if (!i)
+			used = !!got[0] + !!got[1] + !!got[2];
+	}
+	EXPECT_LE(2, used);
+	for (i = 0; i < 3; i++)
+		EXPECT_TRUE(vsw_quiet(fd[i]));
+	/* what each socket was sent: the flows, the MODE, QUEUES and acks */
+	for (i = 0; i < MQ_FLOWS; i++)
+		ASSERT_LE(0, sock[i]);
+	memset(got, 0, sizeof(got));
+	for (i = 0; i < MQ_FLOWS; i++)
+		got[sock[i]] += 2;
+	got[0] += 2;
+	got[1]++;
+	got[2]++;
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(got[i], qstat(&self->s, G(0)->path, "tx", i, "packets"))
+			TH_LOG("socket %d", i);
+	EXPECT_EQ(2 * MQ_FLOWS + 4, vsw_stat(&self->s, G(0)->path, "tx_frames"));
+	EXPECT_EQ(-1, qstat(&self->s, G(0)->path, "tx", 3, "packets"));
+	EXPECT_EQ(0, qstat(&self->s, G(1)->path, "tx", 0, "bytes") -
+		     vsw_stat(&self->s, G(1)->path, "tx_bytes"));
+	ASSERT_LT(0, vsw_ctl(&self->s, "stats json\n", json, sizeof(json)));
+	EXPECT_TRUE(json_valid(json)) TH_LOG("%s", json);
+	EXPECT_NE(NULL, strstr(json, "\"rx_queue_2_packets\":1,"));
+
+	/*
+	 * a queue socket says nothing but JOIN and frames: a HELLO from it
+	 * starts nothing over; shorter than a header and a frame is a runt
+	 */
+	ASSERT_EQ(0, vsw_send_raw(&self->s, q[0].fd, json,
+				  nego_msg((uint8_t *)json, NEGO_HELLO, 1)));
+	ASSERT_EQ(0, vsw_send_raw(&self->s, q[0].fd, "runt", 4));
+	memset(self->buf, 0, 20);
+	ASSERT_EQ(0, vsw_send_raw(&self->s, q[1].fd, self->buf, 20));
+	VSW_WAIT_WHILE(vsw_stat(&self->s, G(0)->path, "rx_runt") < 2);
+	EXPECT_EQ(2, vsw_stat(&self->s, G(0)->path, "rx_runt"));
+	EXPECT_EQ(1, vsw_stat(&self->s, G(0)->path, "rx_nego_bad"));
+	EXPECT_EQ(1, vsw_stat(&self->s, G(0)->path, "rx_hello"));
+	EXPECT_EQ(3, port_queues(&self->s, G(0)->path));
+	for (i = 0; i < 3; i++)
+		EXPECT_TRUE(vsw_quiet(fd[i]));
+}
+
+/*
+ * A child that binds @path (as @uid, unless 0), sends JOIN(@cookie) from
+ * it and waits for the parent to close *@hold (and closes @other, an
+ * earlier child's, so as not to hold that one up); it exits with the
+ * number of datagrams it got (the switch must send it none).  Returns its
+ * pid once the JOIN is sent, or -1.
+ */
+static pid_t join_child(const struct vsw *s, const char *path, uid_t uid,
+			const uint8_t *cookie, int *hold, int other)
+{
+	int ready[2], wait_end[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(ready) < 0 || pipe(wait_end) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		struct sockaddr_un sa;
+		uint8_t m[2048];
+		int fd, alen, n = 0;
+
+		close(ready[0]);
+		close(wait_end[1]);
+		if (other >= 0)
+			close(other);
+		if (uid && (setgroups(0, NULL) < 0 ||
+			    setresgid(65534, 65534, 65534) < 0 ||
+			    setresuid(uid, uid, uid) < 0))
+			_exit(120);
+		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		alen = vsw_addr(&sa, path);
+		if (fd < 0 || bind(fd, (struct sockaddr *)&sa, alen) < 0)
+			_exit(121);
+		if (vsw_send_raw(s, fd, m, mq_msg(m, NEGO_JOIN, cookie)))
+			_exit(122);
+		if (write(ready[1], "s", 1) != 1)
+			_exit(123);
+		alarm(20);
+		if (read(wait_end[0], &c, 1) < 0)
+			_exit(124);
+		while (n < 100 && recv(fd, m, sizeof(m), MSG_DONTWAIT) >= 0)
+			n++;
+		_exit(n);
+	}
+	close(ready[1]);
+	close(wait_end[0]);
+	*hold = wait_end[1];
+	if (read(ready[0], &c, 1) != 1)
+		pid = -1;
+	close(ready[0]);
+	return pid;
+}
+
+/*
+ * JOINs the switch must refuse: counted, unanswered, no port made, and
+ * nothing of the guest's traffic to the sender: a wrong cookie, the right
+ * one from another process or user, before the guest's MODE, a ninth
+ * socket, and from an address that is a port's own.
+ */
+TEST_F(vsw, mq_join_refused)
+{
+	char users[128], path[2][160];
+	struct vsw_guest q[MQ_MAX], x;
+	uint8_t cookie[6], other[6], m[12];
+	int fd[MQ_MAX], sock[MQ_FLOWS], got[MQ_MAX], hold[2], i;
+	pid_t pid[2];
+
+	START("--mode", "0666");
+	users_dir(_metadata, &self->s, users, sizeof(users));
+	GUEST(1);
+	announce(_metadata, self, 1);
+	GUEST(0);
+	mq_hello(_metadata, self, 0, cookie, false);
+
+	/* a wrong cookie */
+	memcpy(other, cookie, 6);
+	other[5] ^= 1;
+	mq_open(_metadata, self, 0, &x, "x.sock");
+	EXPECT_TRUE(mq_refused(&self->s, x.fd, other));
+	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "join_bad_cookie"));
+	EXPECT_FALSE(vsw_has_port(&self->s, x.path));
+
+	/* the guest's cookie from another process, root's and another user's */
+	snprintf(path[0], sizeof(path[0]), "%s/root.sock", users);
+	snprintf(path[1], sizeof(path[1]), "%s/nobody.sock", users);
+	for (i = 0; i < 2; i++) {
+		pid[i] = join_child(&self->s, path[i], i ? 65534 : 0, cookie,
+				    &hold[i], i ? hold[0] : -1);
+		ASSERT_LT(0, pid[i]);
+	}
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "join_bad_cred") < 2);
+	EXPECT_EQ(2, vsw_stat(&self->s, NULL, "join_bad_cred"));
+	/* the guest's flows, all of them, reach the guest alone */
+	fd[0] = G(0)->fd;
+	memset(sock, -1, sizeof(sock));
+	ASSERT_EQ(0, send_flows(&self->s, G(1), G(0)->mac));
+	ASSERT_EQ(MQ_FLOWS, recv_flows(fd, 1, MQ_FLOWS, sock, got));
+	ASSERT_EQ(0, send_vnet(&self->s, G(0), vsw_bcast, 0x8200, 100));
+	ASSERT_EQ(0, vsw_recv_until(G(1)->fd, 0x8200, &i));
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(0, send_ids_end(pid[i], hold[i])) TH_LOG("child %d", i);
+		EXPECT_FALSE(vsw_has_port(&self->s, path[i]));
+	}
+	EXPECT_EQ(1, port_queues(&self->s, G(0)->path));
+	EXPECT_EQ(2, vsw_stat(&self->s, NULL, "ports_added"));
+
+	/* before its MODE: guest 2's queue socket is not let in */
+	GUEST(2);
+	mq_hello(_metadata, self, 2, other, true);
+	mq_open(_metadata, self, 2, &q[0], "g2q1.sock");
+	EXPECT_TRUE(mq_refused(&self->s, q[0].fd, other));
+	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "join_early"));
+	vsw_guest_close(&q[0]);
+
+	/* from a port's own address: guest 1's and guest 2's */
+	EXPECT_TRUE(mq_refused(&self->s, G(1)->fd, cookie));
+	EXPECT_TRUE(mq_refused(&self->s, G(2)->fd, cookie));
+	EXPECT_EQ(2, vsw_stat(&self->s, NULL, "join_taken"));
+
+	/* seven queue sockets join; the ninth socket of the guest does not */
+	for (i = 0; i < MQ_MAX; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "g0q%d.sock", i + 1);
+		mq_open(_metadata, self, 0, &q[i], name);
+		if (i < MQ_MAX - 1) {
+			EXPECT_TRUE(mq_join(&self->s, q[i].fd, cookie))
+				TH_LOG("queue socket %d", i + 1);
+		} else {
+			EXPECT_TRUE(mq_refused(&self->s, q[i].fd, cookie));
+		}
+	}
+	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "join_full"));
+	EXPECT_EQ(MQ_MAX, port_queues(&self->s, G(0)->path));
+	EXPECT_FALSE(vsw_has_port(&self->s, q[MQ_MAX - 1].path));
+	/* a joined socket is another port's: guest 2 cannot have it */
+	ASSERT_EQ(0, vsw_send_raw(&self->s, G(2)->fd, m,
+				  nego_msg(m, NEGO_MODE, 1)));
+	EXPECT_TRUE(mq_refused(&self->s, q[0].fd, other));
+	EXPECT_EQ(3, vsw_stat(&self->s, NULL, "join_taken"));
+	EXPECT_EQ(1 + 2 + 1 + 3 + 1,
+		  vsw_stat(&self->s, NULL, "rx_join_bad"));
+	EXPECT_EQ(MQ_MAX - 1, vsw_stat(&self->s, NULL, "rx_join"));
+	EXPECT_EQ(3, vsw_stat(&self->s, NULL, "ports_added"));
+	EXPECT_FALSE(vsw_has_port(&self->s, x.path));
+	/* none of the refused sockets was sent anything */
+	EXPECT_TRUE(vsw_quiet(x.fd));
+	EXPECT_TRUE(vsw_quiet(q[MQ_MAX - 1].fd));
+	vsw_guest_close(&x);
+	for (i = 0; i < MQ_MAX; i++)
+		vsw_guest_close(&q[i]);
+}
+
+/*
+ * A guest that says HELLO again has no queue sockets until they join
+ * again, with the new cookie: the old one no longer counts.
+ */
+TEST_F(vsw, mq_reset)
+{
+	struct vsw_guest q[2];
+	uint8_t cookie[6], again[6];
+	int fd[3], sock[MQ_FLOWS], got[3], i;
+
+	START();
+	GUEST(1);
+	announce(_metadata, self, 1);
+	GUEST(0);
+	mq_hello(_metadata, self, 0, cookie, false);
+	for (i = 0; i < 2; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "g0q%d.sock", i + 1);
+		mq_open(_metadata, self, 0, &q[i], name);
+		ASSERT_TRUE(mq_join(&self->s, q[i].fd, cookie));
+	}
+	EXPECT_EQ(3, port_queues(&self->s, G(0)->path));
+
+	mq_hello(_metadata, self, 0, again, false);
+	EXPECT_NE(0, memcmp(cookie, again, 6));
+	EXPECT_EQ(1, port_queues(&self->s, G(0)->path));
+	fd[0] = G(0)->fd;
+	fd[1] = q[0].fd;
+	fd[2] = q[1].fd;
+	memset(sock, -1, sizeof(sock));
+	ASSERT_EQ(0, send_flows(&self->s, G(1), G(0)->mac));
+	ASSERT_EQ(MQ_FLOWS, recv_flows(fd, 3, MQ_FLOWS, sock, got));
+	EXPECT_EQ(MQ_FLOWS, got[0]);
+
+	/* the old cookie is refused, the new one taken */
+	EXPECT_TRUE(mq_refused(&self->s, q[0].fd, cookie));
+	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "join_bad_cookie"));
+	ASSERT_TRUE(mq_join(&self->s, q[0].fd, again));
+	EXPECT_EQ(2, port_queues(&self->s, G(0)->path));
+	memset(sock, -1, sizeof(sock));
+	ASSERT_EQ(0, send_flows(&self->s, G(1), G(0)->mac));
+	ASSERT_EQ(MQ_FLOWS, recv_flows(fd, 3, MQ_FLOWS, sock, got));
+	EXPECT_LT(0, got[0]);
+	EXPECT_LT(0, got[1]);
+	EXPECT_EQ(0, got[2]);
+	/* a joined socket's JOIN is acked again, and changes nothing */
+	ASSERT_TRUE(mq_join(&self->s, q[0].fd, again));
+	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "rx_join_again"));
+	EXPECT_EQ(2, port_queues(&self->s, G(0)->path));
+	for (i = 0; i < 2; i++)
+		vsw_guest_close(&q[i]);
+}
+
+/*
+ * A queue socket that closes is dropped from its port once a send to it
+ * fails; the port and its other sockets carry on.
+ */
+TEST_F(vsw, mq_queue_closed)
+{
+	struct vsw_guest q[2];
+	uint8_t cookie[6];
+	int fd[2], sock[MQ_FLOWS], got[2], i, n;
+
+	START();
+	GUEST(1);
+	announce(_metadata, self, 1);
+	GUEST(0);
+	mq_hello(_metadata, self, 0, cookie, false);
+	for (i = 0; i < 2; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "g0q%d.sock", i + 1);
+		mq_open(_metadata, self, 0, &q[i], name);
+		ASSERT_TRUE(mq_join(&self->s, q[i].fd, cookie));
+	}
+	vsw_guest_close(&q[1]);
+	fd[0] = G(0)->fd;
+	fd[1] = q[0].fd;
+	/* what was for the closed socket is lost; the rest arrives */
+	memset(sock, -1, sizeof(sock));
+	ASSERT_EQ(0, send_flows(&self->s, G(1), G(0)->mac));
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "queues_dead") < 1);
+	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "queues_dead"));
+	EXPECT_EQ(2, port_queues(&self->s, G(0)->path));
+	n = recv_flows(fd, 2, MQ_FLOWS, sock, got);
+	EXPECT_LT(0, n);
+	EXPECT_GT(MQ_FLOWS, n);
+	EXPECT_EQ(0, vsw_stat(&self->s, NULL, "dead_peers"));
+	EXPECT_EQ(0, vsw_stat(&self->s, NULL, "ports_removed"));
+
+	/* every flow now takes one of the two sockets left */
+	memset(sock, -1, sizeof(sock));
+	ASSERT_EQ(0, send_flows(&self->s, G(1), G(0)->mac));
+	ASSERT_EQ(MQ_FLOWS, recv_flows(fd, 2, MQ_FLOWS, sock, got));
+	EXPECT_LT(0, got[0]);
+	EXPECT_LT(0, got[1]);
+	ASSERT_EQ(0, send_vnet(&self->s, &q[0], G(1)->mac, 0x8300, 100));
+	n = vsw_recv(G(1)->fd, self->buf, sizeof(self->buf), VSW_WAIT_MS);
+	ASSERT_EQ(100, n);
+	EXPECT_EQ(0x8300u, vsw_tag(self->buf));
+	EXPECT_EQ(1, fdb_lines(&self->s, G(0)->mac, (unsigned int *)&i));
+	vsw_guest_close(&q[0]);
+}
+
+VSW_TEST_MAIN
