@@ -100,8 +100,7 @@ bench: all baseline other-kernel
 	@scripts/bench.sh $(SUITES)
 
 fuzz: tools
-	@$(MAKE) -s -C tools/net/vecswitch/fuzz O=$(BUILD)/fuzz run FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60)
-	@$(MAKE) -s -C tools/testing/vecnet-fuzz O=$(BUILD)/fuzz run FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60)
+	@$(MAKE) -s -C tools/testing/fuzz O=$(BUILD)/fuzz run FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60)
 
 soak: all
 	@scripts/soak.sh

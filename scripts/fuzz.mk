@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# What the libFuzzer trees (tools/net/vecswitch/fuzz, tools/testing/vecnet-fuzz)
+# What the libFuzzer trees (tools/testing/fuzz/vecswitch, tools/testing/fuzz/vecnet)
 # share.  A tree's Makefile sets
 #   TARGETS      its fuzz_*.c programs, one binary each
 #   SRCS         the files of the code under test they link with

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # run-fuzz.sh - run each libFuzzer target of a fuzz directory for a
-# bounded time: vecswitch's (tools/net/vecswitch/fuzz) or the vecnet
-# driver's (tools/testing/vecnet-fuzz), named by --src (default: the
+# bounded time: vecswitch's (tools/testing/fuzz/vecswitch) or the vecnet
+# driver's (tools/testing/fuzz/vecnet), named by --src (default: the
 # current directory; scripts/fuzz.mk passes it). First every file under
 # regress/TARGET/ (inputs that once crashed) is replayed, then the target
 # fuzzes from the seed corpus in corpus/TARGET/ (copied, so the

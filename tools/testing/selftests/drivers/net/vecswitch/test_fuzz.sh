@@ -24,7 +24,7 @@ source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 seconds=${FUZZ_SECONDS:-10}
 out=$TEST_TMP
 
-srcs=("$VECNET_SRC/tools/net/vecswitch/fuzz" "$VECNET_SRC/tools/testing/vecnet-fuzz")
+srcs=("$VECNET_SRC/tools/testing/fuzz/vecswitch" "$VECNET_SRC/tools/testing/fuzz/vecnet")
 for d in "${srcs[@]}"; do
 	if [ ! -f "$d/Makefile" ]; then
 		echo "# FAIL: fuzz sources not found in $d"

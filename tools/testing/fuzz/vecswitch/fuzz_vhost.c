@@ -19,7 +19,7 @@
 #include <sys/socket.h>
 
 #include "fuzz_common.h"
-#include "../vhost.h"
+#include "vhost.h"
 
 #define MEM_LEN		65536
 

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../vecswitch.h"
+#include "vecswitch.h"
 
 /* the entry point libFuzzer calls, one per target */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
