@@ -417,6 +417,8 @@ struct vecnet_dev {
 	/* the queues while up: vn->nq of them */
 	struct vecnet_queue q[VECNET_QUEUES_MAX];
 	unsigned int nq;
+	/* threaded NAPI was turned on for several queues (vecnet_spread_napi) */
+	bool napi_spread;
 	/*
 	 * The queues transmit may use, a bit each, written under the
 	 * queue's tx.lock.  A unixdgram queue after the first joins once

@@ -678,7 +678,16 @@ void vecnet_add_flags(struct vecnet_dev *vn, u32 flags)
  */
 void vecnet_spread_napi(struct net_device *dev)
 {
-	if (dev->real_num_tx_queues > 1 && !dev->threaded &&
+	struct vecnet_dev *vn = netdev_priv(dev);
+
+	/*
+	 * Once: the first time the device has more than one queue.  After
+	 * that, threaded is what the user makes it.
+	 */
+	if (vn->napi_spread || dev->real_num_tx_queues <= 1)
+		return;
+	vn->napi_spread = true;
+	if (!dev->threaded &&
 	    dev_set_threaded(dev, NETDEV_NAPI_THREADED_ENABLED))
 		netdev_warn(dev, "no NAPI threads: every queue polls on CPU 0\n");
 }

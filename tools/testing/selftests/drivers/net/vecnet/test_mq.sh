@@ -207,6 +207,11 @@ check_err $? "threaded 0 left a NAPI in a thread"
 # two again: queue 1's instance is back with its own id, in front
 napis_after 2 again "$two"
 threaded_flip "up, two queues"
+# what the user wrote stays, whatever the channels do
+exec_in t sh -c "ethtool -L vec0 combined 1 && ethtool -L vec0 combined 2"
+check_err $? "ethtool -L 1 then 2 failed"
+[ "$(exec_in t cat /sys/class/net/vec0/threaded)" = 0 ]
+check_err $? "ethtool -L turned threaded NAPI back on after the user turned it off"
 exec_in t ip link set vec0 down
 threaded_flip "down"
 exec_in t ip link set vec0 up
