@@ -589,7 +589,7 @@ void vs_dgram_input(struct vs_switch *sw, bool vnet,
 bool vs_dgram_dead_errno(int err);
 void vs_dgram_blocked(struct vs_switch *sw, struct vs_port *p);
 void vs_dgram_unblocked(struct vs_port *p);
-void vs_dgram_probe_event(struct vs_switch *sw, struct vs_port *p);
+void vs_dgram_probe_event(struct vs_port *p);
 void vs_dgram_probe_reset(struct vs_switch *sw, struct vs_port *p);
 int vs_next_retry_ms(struct vs_switch *sw);
 size_t vs_dgram_slot(const struct vs_switch *sw);
