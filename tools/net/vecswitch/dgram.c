@@ -597,7 +597,7 @@ static void tx_msg(struct mmsghdr *mm, struct iovec *iov,
  */
 static bool direct(struct vs_switch *sw, struct vs_port *p)
 {
-	if (p->vnet || p->st.rx_hello || p->nq || p->probe_fd == -2)
+	if (!vs_dgram_may_direct(p))
 		return false;
 	p->probe_q = 0;
 	return probe_open(sw, p);

@@ -674,6 +674,15 @@ static inline int vs_dgram_fd(const struct vs_switch *sw,
 	return p->vnet ? sw->vnet_fd : sw->dgram_fd;
 }
 
+/*
+ * Whether dgram port @p's frames may leave by a socket connected to it
+ * alone: a plain peer, the probe not refused (dgram.c, direct())
+ */
+static inline bool vs_dgram_may_direct(const struct vs_port *p)
+{
+	return !p->vnet && !p->st.rx_hello && !p->nq && p->probe_fd != -2;
+}
+
 /* A port's frames sent, dropped or still queued: see tx_wanted */
 static inline uint64_t vs_port_tx_done(const struct vs_port *p)
 {
