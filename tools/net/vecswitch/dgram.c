@@ -331,10 +331,14 @@ static bool probe_open(struct vs_switch *sw, struct vs_port *p)
 	return true;
 }
 
+/*
+ * Wait for the probe to poll writable, once: the kernel disarms it as it
+ * reports the event, so the wake-up costs no epoll_ctl of ours.
+ */
 static bool probe_arm(struct vs_switch *sw, struct vs_port *p)
 {
 	struct epoll_event ev = {
-		.events = EPOLLOUT,
+		.events = EPOLLOUT | EPOLLONESHOT,
 		.data.u64 = vs_ev(VS_EV_PROBE, p->slot),
 	};
 
@@ -396,13 +400,11 @@ void vs_dgram_unblocked(struct vs_port *p)
 	p->probe_woke = false;
 }
 
-void vs_dgram_probe_event(struct vs_switch *sw, struct vs_port *p)
+/* The probe fired, and is disarmed (EPOLLONESHOT): try the port again */
+void vs_dgram_probe_event(struct vs_port *p)
 {
-	struct epoll_event ev = { .data.u64 = vs_ev(VS_EV_PROBE, p->slot) };
-
 	if (p->probe_fd < 0)
 		return;
-	epoll_ctl(sw->epfd, EPOLL_CTL_MOD, p->probe_fd, &ev);
 	p->probe_armed = false;
 	p->probe_woke = true;
 	p->retry_at_ms = 0;
@@ -595,7 +597,7 @@ static void tx_msg(struct mmsghdr *mm, struct iovec *iov,
  */
 static bool direct(struct vs_switch *sw, struct vs_port *p)
 {
-	if (p->vnet || p->st.rx_hello || p->nq || p->probe_fd == -2)
+	if (!vs_dgram_may_direct(p))
 		return false;
 	p->probe_q = 0;
 	return probe_open(sw, p);
@@ -619,7 +621,16 @@ static void flush_direct(struct vs_switch *sw, struct vs_port *p)
 			vs_dgram_unblocked(p);
 			for (i = 0; i < (unsigned int)r; i++)
 				vs_port_sent(p);
-			continue;
+			if ((unsigned int)r == n)
+				continue;
+			/*
+			 * A short count: the kernel refused the next one, and
+			 * on a socket of the peer's alone that is its queue,
+			 * full. Wait for it now rather than hear EAGAIN again;
+			 * any other error shows when the probe wakes us.
+			 */
+			blocked(sw, p, 0);
+			return;
 		}
 		err = errno;
 		if (err == EINTR)

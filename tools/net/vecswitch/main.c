@@ -114,7 +114,7 @@ void vs_dispatch(struct vs_switch *sw, uint64_t tag, uint32_t events)
 		if (!p || p->dead)
 			break;
 		if ((tag & 0xff) == VS_EV_PROBE)
-			vs_dgram_probe_event(sw, p);
+			vs_dgram_probe_event(p);
 		else if ((tag & 0xff) == VS_EV_PORT)
 			vs_port_event(sw, p, events);
 		else if (p->vh)

@@ -22,7 +22,8 @@
  * since it last sent a frame, more than half of the send buffer it shares
  * with the other dgram peers is taken by datagrams nobody has read yet
  * (asked of the kernel at most once a millisecond), and the unix socket
- * diagnostics did not just see it reading (unixdiag.c).
+ * diagnostics did not just see it reading (unixdiag.c).  A plain peer sent
+ * to by its own socket (dgram.c, direct()) takes none of that buffer.
  */
 bool vs_stall_dgram(struct vs_switch *sw, const struct vs_port *p)
 {
@@ -30,7 +31,8 @@ bool vs_stall_dgram(struct vs_switch *sw, const struct vs_port *p)
 	uint64_t limit = sw->cfg.unread_limit;
 	int used;
 
-	if (b->size <= 0)
+	/* its own socket holds what it has not read, not the shared one */
+	if (b->size <= 0 || (p->probe_fd >= 0 && vs_dgram_may_direct(p)))
 		return false;
 	if (limit > (uint64_t)b->size / 4)
 		limit = b->size / 4;

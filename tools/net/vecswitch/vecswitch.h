@@ -651,7 +651,7 @@ void vs_dgram_input(struct vs_switch *sw, bool vnet,
 bool vs_dgram_dead_errno(int err);
 void vs_dgram_blocked(struct vs_switch *sw, struct vs_port *p);
 void vs_dgram_unblocked(struct vs_port *p);
-void vs_dgram_probe_event(struct vs_switch *sw, struct vs_port *p);
+void vs_dgram_probe_event(struct vs_port *p);
 void vs_dgram_probe_reset(struct vs_switch *sw, struct vs_port *p);
 int vs_next_retry_ms(struct vs_switch *sw);
 size_t vs_dgram_slot(const struct vs_switch *sw);
@@ -752,6 +752,15 @@ static inline int vs_dgram_fd(const struct vs_switch *sw,
 			      const struct vs_port *p)
 {
 	return p->vnet ? sw->vnet_fd : sw->dgram_fd;
+}
+
+/*
+ * Whether dgram port @p's frames may leave by a socket connected to it
+ * alone: a plain peer, the probe not refused (dgram.c, direct())
+ */
+static inline bool vs_dgram_may_direct(const struct vs_port *p)
+{
+	return !p->vnet && !p->st.rx_hello && !p->nq && p->probe_fd != -2;
 }
 
 /* A port's frames sent, dropped or still queued: see tx_wanted */
