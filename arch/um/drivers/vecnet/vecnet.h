@@ -22,7 +22,7 @@
  *				backpressure, a peer lost
  *	vecnet_chan.c		shortcut channels to other guests
  *	vecnet_ring.c		the rings: their slots filled and emptied
- *	vecnet_stats.c		the counters of ethtool -S
+ *	vecnet_stats.c		the counters of ethtool -S and qstats
  *	vecnet_parse.c		vecN: options
  *	vecnet_user.c, vecnet_tap_user.c, vecnet_raw_user.c
  *				the host side, against libc (vecnet_user.h)
@@ -581,6 +581,9 @@ void vecnet_xstats_add_n(struct vecnet_queue *q, enum vecnet_xstats_ctx ctx,
 			 size_t off, u64 n);
 void vecnet_xstats_add_tx(struct vecnet_queue *q, size_t off);
 void vecnet_qstats_add(struct vecnet_qstats *qs, unsigned int len);
+void vecnet_qstats_read(const struct vecnet_qstats *qs, u64 *packets,
+			u64 *bytes);
+extern const struct netdev_stat_ops vecnet_stat_ops;
 void vecnet_queue_sample(struct vecnet_xstats *xs, u64_stats_t *max,
 			 u64_stats_t *avg, unsigned int n);
 #define vecnet_xs_off(ctr)	offsetof(struct vecnet_xstats, ctr)

@@ -47,6 +47,7 @@ vecnet_napi_add_config(struct net_device *dev, struct napi_struct *napi,
 #define napi_enable_locked(napi)	napi_enable(napi)
 #define napi_disable_locked(napi)	napi_disable(napi)
 #define netif_napi_del_locked(napi)	netif_napi_del(napi)
+#define netif_napi_set_irq_locked(napi, irq) netif_napi_set_irq(napi, irq)
 #endif
 
 #if KERNEL_VERSION(6, 17, 0) > LINUX_VERSION_CODE

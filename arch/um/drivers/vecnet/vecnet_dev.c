@@ -44,6 +44,7 @@ static void vecnet_dev_init(struct net_device *dev,
 	snprintf(dev->name, IFNAMSIZ, "vec%u", cfg->index);
 	vecnet_set_ethtool_ops(dev);
 	dev->pcpu_stat_type = NETDEV_PCPU_STAT_DSTATS;
+	dev->stat_ops = &vecnet_stat_ops;
 	dev->watchdog_timeo = 5 * HZ;
 	dev->min_mtu = ETH_MIN_MTU;
 	dev->max_mtu = cfg->transport->max_mtu;

@@ -130,17 +130,6 @@ static u64 vecnet_xstat_read(const struct vecnet_xstats *xs, size_t off)
 	return v;
 }
 
-static void vecnet_qstats_read(const struct vecnet_qstats *qs, u64 *data)
-{
-	unsigned int start;
-
-	do {
-		start = u64_stats_fetch_begin(&qs->syncp);
-		data[0] = u64_stats_read(&qs->packets);
-		data[1] = u64_stats_read(&qs->bytes);
-	} while (u64_stats_fetch_retry(&qs->syncp, start));
-}
-
 /* The batch sizes are the largest of any queue's; the rest add up */
 static bool vecnet_xstat_is_batch(size_t off)
 {
@@ -172,8 +161,8 @@ static void vecnet_get_ethtool_stats(struct net_device *dev,
 	}
 	data += vecnet_xstats_count;
 	for (k = 0; k < nq; k++, data += VECNET_QSTATS) {
-		vecnet_qstats_read(&vn->q[k].rx_stats, data);
-		vecnet_qstats_read(&vn->q[k].tx_stats, data + 2);
+		vecnet_qstats_read(&vn->q[k].rx_stats, data, data + 1);
+		vecnet_qstats_read(&vn->q[k].tx_stats, data + 2, data + 3);
 	}
 }
 

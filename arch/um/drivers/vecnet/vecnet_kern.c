@@ -329,6 +329,29 @@ static void vecnet_napis_add(struct vecnet_dev *vn)
 	netdev_unlock(dev);
 }
 
+/*
+ * Tell the core which interrupt wakes each queue's NAPI instance and
+ * which instance serves each queue (netdev netlink: napi-get's irq,
+ * queue-get's napi-id), once the interrupts exist; @on false undoes it
+ * before they go.
+ */
+static void vecnet_napis_link(struct vecnet_dev *vn, bool on)
+{
+	struct net_device *dev = vn->dev;
+	unsigned int i;
+
+	netdev_lock(dev);
+	for (i = 0; i < vn->nq; i++) {
+		struct napi_struct *napi = on ? &vn->q[i].napi : NULL;
+
+		netif_napi_set_irq_locked(&vn->q[i].napi,
+					  on ? vn->q[i].rx_irq : -1);
+		netif_queue_set_napi(dev, i, NETDEV_QUEUE_TYPE_RX, napi);
+		netif_queue_set_napi(dev, i, NETDEV_QUEUE_TYPE_TX, napi);
+	}
+	netdev_unlock(dev);
+}
+
 static void vecnet_napis_del(struct vecnet_dev *vn)
 {
 	struct net_device *dev = vn->dev;
@@ -364,6 +387,7 @@ int vecnet_replace_fd(struct vecnet_dev *vn, int fd)
 	vecnet_user_close(vn->fd);
 	vn->fd = fd;
 	err = vecnet_q_irqs_request(q);
+	netif_napi_set_irq_locked(&q->napi, err ? -1 : q->rx_irq);
 	napi_enable_locked(&q->napi);
 	netdev_unlock(vn->dev);
 	netif_tx_wake_all_queues(vn->dev);
@@ -421,6 +445,7 @@ static int vecnet_open(struct net_device *dev)
 	err = vecnet_irqs_request(vn);
 	if (err)
 		goto err_napi;
+	vecnet_napis_link(vn, true);
 
 	/* nothing fails from here on: the link works may run (vecnet_stop) */
 	enable_delayed_work(&vn->link_work);
@@ -472,6 +497,7 @@ static int vecnet_stop(struct net_device *dev)
 	 */
 	disable_delayed_work_sync(&vn->link_work);
 	netif_tx_disable(dev);
+	vecnet_napis_link(vn, false);
 	vecnet_irqs_free(vn, vn->nq);
 	vecnet_napis_del(vn);
 	disable_delayed_work_sync(&vn->announce_work);

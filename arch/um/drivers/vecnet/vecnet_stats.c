@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vecnet: the counters ethtool -S shows beside the core statistics.
+ * vecnet: the counters ethtool -S shows beside the core statistics, and
+ * the per-queue ones of the netdev netlink family (qstats-get).
  *
  * Every queue keeps its extended counters once per writing context
  * (enum vecnet_xstats_ctx), each copy with its own syncp, and its
@@ -8,6 +9,8 @@
  * table below.  The helpers here write from whatever context calls
  * them and call nothing else of the driver.
  */
+
+#include <net/netdev_queues.h>
 
 #include "vecnet.h"
 
@@ -77,6 +80,70 @@ void vecnet_qstats_add(struct vecnet_qstats *qs, unsigned int len)
 	u64_stats_add(&qs->bytes, len);
 	u64_stats_update_end(&qs->syncp);
 }
+
+void vecnet_qstats_read(const struct vecnet_qstats *qs, u64 *packets,
+			u64 *bytes)
+{
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&qs->syncp);
+		*packets = u64_stats_read(&qs->packets);
+		*bytes = u64_stats_read(&qs->bytes);
+	} while (u64_stats_fetch_retry(&qs->syncp, start));
+}
+
+/*
+ * qstats: a queue's frames and bytes as ethtool -S shows them.  The
+ * counters of a queue outlive its going (ethtool -L), so what queues
+ * not in use now counted is the base, and queues and base add up to
+ * the device's.
+ */
+static void vecnet_get_queue_stats_rx(struct net_device *dev, int idx,
+				      struct netdev_queue_stats_rx *rx)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+
+	vecnet_qstats_read(&vn->q[idx].rx_stats, &rx->packets, &rx->bytes);
+}
+
+static void vecnet_get_queue_stats_tx(struct net_device *dev, int idx,
+				      struct netdev_queue_stats_tx *tx)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+
+	vecnet_qstats_read(&vn->q[idx].tx_stats, &tx->packets, &tx->bytes);
+}
+
+static void vecnet_get_base_stats(struct net_device *dev,
+				  struct netdev_queue_stats_rx *rx,
+				  struct netdev_queue_stats_tx *tx)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+	unsigned int i;
+	u64 p, b;
+
+	rx->packets = 0;
+	rx->bytes = 0;
+	tx->packets = 0;
+	tx->bytes = 0;
+	for (i = dev->real_num_rx_queues; i < VECNET_QUEUES_MAX; i++) {
+		vecnet_qstats_read(&vn->q[i].rx_stats, &p, &b);
+		rx->packets += p;
+		rx->bytes += b;
+	}
+	for (i = dev->real_num_tx_queues; i < VECNET_QUEUES_MAX; i++) {
+		vecnet_qstats_read(&vn->q[i].tx_stats, &p, &b);
+		tx->packets += p;
+		tx->bytes += b;
+	}
+}
+
+const struct netdev_stat_ops vecnet_stat_ops = {
+	.get_queue_stats_rx	= vecnet_get_queue_stats_rx,
+	.get_queue_stats_tx	= vecnet_get_queue_stats_tx,
+	.get_base_stats		= vecnet_get_base_stats,
+};
 
 /* The largest batch seen and a running average (weight 1/8) */
 void vecnet_queue_sample(struct vecnet_xstats *xs, u64_stats_t *max,

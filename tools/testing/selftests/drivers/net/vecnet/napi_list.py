@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""List a device's NAPI instances as the netdev netlink family dumps them.
+"""List a device's NAPI instances, queues or queue counters as the netdev
+netlink family dumps them.
 
-napi_list.py IFNAME
+napi_list.py IFNAME [--queues | --qstats]
 
 Run inside a guest.  Prints one line per NAPI instance of IFNAME, in the
-order of the dump (the device's NAPI list): "id N threaded T pid P",
-with T 0 (softirq) or 1 (a kernel thread) and P 0 without a thread.
-This is what "ynl --family netdev --dump napi-get" asks, with the
-standard library only: the guest sees the host's root, which need not
-have ynl or its YAML module.  A device that is down lists nothing.
+order of the dump (the device's NAPI list): "id N irq I threaded T pid
+P", with I -1 when none is reported, T 0 (softirq) or 1 (a kernel
+thread) and P 0 without a thread.  With --queues, one line per queue:
+"queue rx|tx K napi N" (N 0: none); with --qstats, one per queue with
+counters: "qstats rx|tx K packets P bytes B".  This is what "ynl
+--family netdev --dump napi-get" (queue-get, qstats-get with scope
+queue) asks, with the standard library only: the guest sees the host's
+root, which need not have ynl or its YAML module.  A device that is
+down lists no NAPI instance.
 """
 
 import os
@@ -27,8 +32,14 @@ GENL_ID_CTRL = 0x10
 CTRL_CMD_GETFAMILY = 3
 CTRL_ATTR_FAMILY_ID = 1
 CTRL_ATTR_FAMILY_NAME = 2
-NETDEV_CMD_NAPI_GET = 11        # include/uapi/linux/netdev.h
-NAPI_IFINDEX, NAPI_ID, NAPI_PID, NAPI_THREADED = 1, 2, 4, 8
+# include/uapi/linux/netdev.h
+NETDEV_CMD_QUEUE_GET, NETDEV_CMD_NAPI_GET, NETDEV_CMD_QSTATS_GET = 10, 11, 12
+NAPI_IFINDEX, NAPI_ID, NAPI_IRQ, NAPI_PID, NAPI_THREADED = 1, 2, 3, 4, 8
+QUEUE_ID, QUEUE_IFINDEX, QUEUE_TYPE, QUEUE_NAPI_ID = 1, 2, 3, 4
+QSTATS_IFINDEX, QSTATS_QUEUE_TYPE, QSTATS_QUEUE_ID, QSTATS_SCOPE = 1, 2, 3, 4
+QSTATS_RX_PACKETS, QSTATS_RX_BYTES, QSTATS_TX_PACKETS, QSTATS_TX_BYTES = 8, 9, 10, 11
+SCOPE_QUEUE = 1
+TYPES = ("rx", "tx")
 
 
 def attr(kind, payload):
@@ -72,24 +83,49 @@ def request(sock, family, cmd, flags, payload):
     raise RuntimeError("no end to the answer")
 
 
+def num(msg, kind, default=0, signed=False):
+    """An integer attribute (u32, s32 or a 64-bit uint), or default."""
+    if kind not in msg:
+        return default
+    data = msg[kind]
+    if len(data) >= 8:
+        return struct.unpack("=Q", data[:8])[0]
+    return struct.unpack("=i" if signed else "=I", data[:4])[0]
+
+
 def main():
-    """Print the NAPI instances of the device named in argv[1]."""
+    """Print what argv[2] asks of the device named in argv[1]."""
     ifindex = socket.if_nametoindex(sys.argv[1])
+    what = sys.argv[2] if len(sys.argv) > 2 else "--napis"
+    cmd, key = {"--napis": (NETDEV_CMD_NAPI_GET, NAPI_IFINDEX),
+                "--queues": (NETDEV_CMD_QUEUE_GET, QUEUE_IFINDEX),
+                "--qstats": (NETDEV_CMD_QSTATS_GET, QSTATS_IFINDEX)}[what]
+    payload = attr(key, struct.pack("=I", ifindex))
+    if what == "--qstats":
+        payload += attr(QSTATS_SCOPE, struct.pack("=I", SCOPE_QUEUE))
     with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
                        NETLINK_GENERIC) as sock:
         sock.settimeout(10)
         fam = request(sock, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, NLM_F_REQUEST,
                       attr(CTRL_ATTR_FAMILY_NAME, b"netdev\0"))
         family = struct.unpack("=H", fam[0][CTRL_ATTR_FAMILY_ID][:2])[0]
-        napis = request(sock, family, NETDEV_CMD_NAPI_GET,
-                        NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP,
-                        attr(NAPI_IFINDEX, struct.pack("=I", ifindex)))
-    for napi in napis:
-        def u32(kind, napi=napi):
-            return struct.unpack("=I", napi[kind][:4])[0] if kind in napi else 0
-        if u32(NAPI_IFINDEX) == ifindex:
-            print(f"id {u32(NAPI_ID)} threaded {u32(NAPI_THREADED)} "
-                  f"pid {u32(NAPI_PID)}")
+        msgs = request(sock, family, cmd, NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP,
+                       payload)
+    for m in msgs:
+        if num(m, key) != ifindex:
+            continue
+        if what == "--napis":
+            print(f"id {num(m, NAPI_ID)} irq {num(m, NAPI_IRQ, -1, True)} "
+                  f"threaded {num(m, NAPI_THREADED)} pid {num(m, NAPI_PID)}")
+        elif what == "--queues":
+            print(f"queue {TYPES[num(m, QUEUE_TYPE)]} {num(m, QUEUE_ID)} "
+                  f"napi {num(m, QUEUE_NAPI_ID)}")
+        else:
+            t = TYPES[num(m, QSTATS_QUEUE_TYPE)]
+            p, b = ((QSTATS_RX_PACKETS, QSTATS_RX_BYTES) if t == "rx" else
+                    (QSTATS_TX_PACKETS, QSTATS_TX_BYTES))
+            print(f"qstats {t} {num(m, QSTATS_QUEUE_ID)} packets "
+                  f"{num(m, p)} bytes {num(m, b)}")
 
 
 if __name__ == "__main__":

@@ -198,6 +198,22 @@ napis two
 two=$(napi_ids two)
 sort -k2,2nr -c "$TEST_TMP/napi.two" && [ "$(wc -l <"$TEST_TMP/napi.two")" = 2 ]
 check_err $? "with two queues the dump is not two NAPI ids, newest first: $two"
+# each instance names its interrupt, each queue its instance, and the
+# queues' counters are there (qstats), queue 0's having counted frames
+! awk '$4 <= 0 { bad = 1 } END { exit !bad }' "$TEST_TMP/napi.two"
+check_err $? "a NAPI instance without its interrupt: $(cat "$TEST_TMP/napi.two")"
+exec_in t python3 "$VECNET_TEST_DIR/napi_list.py" vec0 --queues >"$TEST_TMP/queues"
+exec_in t python3 "$VECNET_TEST_DIR/napi_list.py" vec0 --qstats >"$TEST_TMP/qstats"
+sed 's/^/# /' "$TEST_TMP/queues" "$TEST_TMP/qstats"
+for q in "rx 0" "rx 1" "tx 0" "tx 1"; do
+	n=$(awk -v q="queue $q" 'index($0, q " ") == 1 { print $5 }' "$TEST_TMP/queues")
+	[ -n "$n" ] && [ "$n" != 0 ] && grep -q "^id $n " "$TEST_TMP/napi.two"
+	check_err $? "queue $q names no NAPI instance of the dump (${n:-none})"
+	grep -q "^qstats $q packets [0-9]* bytes [0-9]*$" "$TEST_TMP/qstats"
+	check_err $? "no qstats for queue $q"
+done
+[ "$(awk '$2 == "rx" && $3 == 0 { print $5 }' "$TEST_TMP/qstats")" -gt 0 ] 2>/dev/null
+check_err $? "qstats: queue rx 0 counted nothing"
 # one queue: queue 0's instance alone, with its id
 napis_after 1 one "${two##* }"
 threaded_flip "up, one queue"
