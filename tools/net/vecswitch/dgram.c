@@ -82,41 +82,68 @@ static void refuse_addr(struct vs_switch *sw, const struct sockaddr_un *addr,
 }
 
 /*
- * Find the port of a dgram sender, creating it on its first datagram; the
- * socket it sent to (--dgram or --vnet) is the one that answers it. Its
- * name is resolved once, then (peer.c); a port's later datagrams must
- * come from the same uid.
+ * The dgram port whose socket sent from @addr (hash @h) to socket @vnet,
+ * in one pass over the ports: its own socket (*@k 0) or one of its queue
+ * sockets (*@k from 1, mq.c); NULL if none.
  */
-struct vs_port *vs_dgram_peer(struct vs_switch *sw,
-			      const struct sockaddr_un *addr, socklen_t len,
-			      const struct ucred *cred, bool vnet)
+static struct vs_port *find_sender(struct vs_switch *sw,
+				   const struct sockaddr_un *addr,
+				   socklen_t len, uint32_t h, bool vnet,
+				   unsigned int *k)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < sw->nports; i++) {
+		struct vs_port *p = sw->ports[i];
+
+		if (!p || p->type != VS_PORT_DGRAM || p->dead || p->vnet != vnet)
+			continue;
+		if (p->addr_hash == h && p->addrlen == len &&
+		    !memcmp(&p->addr, addr, len)) {
+			*k = 0;
+			return p;
+		}
+		for (j = 0; j < p->nq; j++) {
+			const struct vs_mq_sock *q = &p->q[j];
+
+			if (q->addr_hash == h && q->addrlen == len &&
+			    !memcmp(&q->addr, addr, len)) {
+				*k = j + 1;
+				return p;
+			}
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The port of a dgram sender: @p, found by its address, or a new one on
+ * its first datagram; the socket it sent to (--dgram or --vnet) is the one
+ * that answers it. Its name is resolved once, then (peer.c); a port's
+ * later datagrams must come from the same uid.
+ */
+static struct vs_port *sender_port(struct vs_switch *sw, struct vs_port *p,
+				   const struct sockaddr_un *addr,
+				   socklen_t len, uint32_t h,
+				   const struct ucred *cred, bool vnet)
 {
 	char name[VS_NAME_LEN];
-	struct vs_port *p;
 	struct vs_pin pin;
 	const char *why;
-	unsigned int i;
-	uint32_t h;
 
-	/* an unbound sender has no address to answer to */
-	if (len <= offsetof(struct sockaddr_un, sun_path) ||
-	    len > sizeof(*addr)) {
-		sw->st.no_port++;
-		return NULL;
-	}
-	h = addr_hash(addr, len);
-	for (i = 0; i < sw->nports; i++) {
-		p = sw->ports[i];
-		if (!p || p->type != VS_PORT_DGRAM || p->dead ||
-		    p->addr_hash != h || p->addrlen != len || p->vnet != vnet ||
-		    memcmp(&p->addr, addr, len))
-			continue;
+	if (p) {
 		if (!cred || cred->uid != p->pin.uid) {
 			refuse_addr(sw, addr, len, "the port belongs to another user");
 			return NULL;
 		}
 		p->seen_ms = sw->now_ms;
 		return p;
+	}
+	/* an unbound sender has no address to answer to */
+	if (len <= offsetof(struct sockaddr_un, sun_path) ||
+	    len > sizeof(*addr)) {
+		sw->st.no_port++;
+		return NULL;
 	}
 	why = cred ? vs_share_full(sw, cred->uid, cred->pid) : NULL;
 	if (why) {
@@ -210,51 +237,41 @@ static void queue_input(struct vs_switch *sw, struct vs_port *p,
 }
 
 /*
- * A datagram from a queue socket of a port, or a JOIN from anyone: taken
- * here, true; anything else is for vs_dgram_peer and its port, false.
- * A JOIN never makes a port, whoever sends it.
+ * A datagram: the sender is looked up once, among the ports' own sockets
+ * and their queue sockets.  A JOIN that no queue socket sent never makes
+ * a port, whoever sends it (vs_mq_join refuses one from a port's own
+ * socket).
  */
-static bool mq_input(struct vs_switch *sw, bool vnet,
-		     const struct sockaddr_un *addr, socklen_t alen,
-		     const struct ucred *cred, const uint8_t *data, size_t len,
-		     bool truncated)
+void vs_dgram_input(struct vs_switch *sw, bool vnet,
+		    const struct sockaddr_un *addr, socklen_t alen,
+		    const struct ucred *cred, const uint8_t *data, size_t len,
+		    bool truncated)
 {
 	bool bound = alen > offsetof(struct sockaddr_un, sun_path) &&
 		     alen <= sizeof(*addr);
 	uint32_t h = bound ? addr_hash(addr, alen) : 0;
 	struct vs_port *p = NULL;
 	const char *why;
-	unsigned int k;
-
-	if (bound)
-		p = vs_mq_find(sw, addr, alen, h, vnet, &k);
-	if (p) {
-		queue_input(sw, p, k, addr, alen, cred, data, len, truncated);
-		return true;
-	}
-	if (truncated || !vs_mq_is_join(data, len))
-		return false;
-	why = vs_mq_join(sw, vnet, addr, alen, h, cred, data);
-	if (why)
-		join_log(sw, addr, alen, why);
-	return true;
-}
-
-void vs_dgram_input(struct vs_switch *sw, bool vnet,
-		    const struct sockaddr_un *addr, socklen_t alen,
-		    const struct ucred *cred, const uint8_t *data, size_t len,
-		    bool truncated)
-{
-	struct vs_port *p;
+	unsigned int k = 0;
 
 	/* before the lookup: a refused sender never becomes a port */
 	if (!vs_cred_allowed(&sw->cfg, cred)) {
 		sw->st.cred_refused++;
 		return;
 	}
-	if (mq_input(sw, vnet, addr, alen, cred, data, len, truncated))
+	if (bound)
+		p = find_sender(sw, addr, alen, h, vnet, &k);
+	if (p && k) {
+		queue_input(sw, p, k, addr, alen, cred, data, len, truncated);
 		return;
-	p = vs_dgram_peer(sw, addr, alen, cred, vnet);
+	}
+	if (!truncated && vs_mq_is_join(data, len)) {
+		why = vs_mq_join(sw, vnet, addr, alen, h, cred, data);
+		if (why)
+			join_log(sw, addr, alen, why);
+		return;
+	}
+	p = sender_port(sw, p, addr, alen, h, cred, vnet);
 	if (!p)
 		return;
 	if (truncated) {
@@ -276,7 +293,7 @@ void vs_dgram_input(struct vs_switch *sw, bool vnet,
 }
 
 /* A dgram peer whose address answers like this is gone for good. */
-bool vs_dgram_dead_errno(int err)
+static bool vs_dgram_dead_errno(int err)
 {
 	return err == ECONNREFUSED || err == ENOENT || err == ENOTDIR;
 }
@@ -367,7 +384,7 @@ static void full_log(struct vs_switch *sw, struct vs_port *p)
 }
 
 /* The peer's queue is full (or our send buffer is): try again shortly. */
-void vs_dgram_blocked(struct vs_switch *sw, struct vs_port *p)
+static void vs_dgram_blocked(struct vs_switch *sw, struct vs_port *p)
 {
 	full_log(sw, p);
 	if (p->probe_woke) {
@@ -393,7 +410,7 @@ void vs_dgram_blocked(struct vs_switch *sw, struct vs_port *p)
 	p->retry_at_ms = sw->now_ms + p->backoff_ms;
 }
 
-void vs_dgram_unblocked(struct vs_port *p)
+static void vs_dgram_unblocked(struct vs_port *p)
 {
 	p->backoff_ms = 0;
 	p->retry_at_ms = 0;
@@ -411,7 +428,7 @@ void vs_dgram_probe_event(struct vs_port *p)
 }
 
 /* The peer's socket changed: the probe must watch the new one. */
-void vs_dgram_probe_reset(struct vs_switch *sw, struct vs_port *p)
+static void vs_dgram_probe_reset(struct vs_switch *sw, struct vs_port *p)
 {
 	if (p->probe_fd >= 0) {
 		epoll_ctl(sw->epfd, EPOLL_CTL_DEL, p->probe_fd, NULL);
@@ -441,48 +458,6 @@ int vs_next_retry_ms(struct vs_switch *sw)
 			best = t;
 	}
 	return best;
-}
-
-/*
- * Room for one datagram of the --dgram socket: a super-frame with its
- * header from a port that negotiated headers, unless the switch is a hub
- * (it does not negotiate). A frame over --max-frame is refused later.
- */
-size_t vs_dgram_slot(const struct vs_switch *sw)
-{
-	size_t vnet = VS_VNET_HDR_LEN + VS_VNET_FRAME_MAX;
-
-	if (sw->cfg.hub || sw->cfg.max_frame > vnet)
-		return sw->cfg.max_frame;
-	return vnet;
-}
-
-/*
- * Point a recvmmsg batch at the shared rx scratch memory, with room for
- * control data: credentials, and descriptors where the kernel lets them
- * through (vs_rights_take).
- */
-void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
-		      struct iovec *iov, bool vnet, bool names)
-{
-	size_t slot = vnet ? VS_VNET_HDR_LEN + VS_VNET_FRAME_MAX :
-		      vs_dgram_slot(sw);
-	uint8_t *mem = vnet ? sw->vnet_rxmem : sw->rxmem;
-	int i;
-
-	memset(mm, 0, VS_BATCH * sizeof(*mm));
-	for (i = 0; i < VS_BATCH; i++) {
-		iov[i].iov_base = mem + i * slot;
-		iov[i].iov_len = slot;
-		mm[i].msg_hdr.msg_iov = &iov[i];
-		mm[i].msg_hdr.msg_iovlen = 1;
-		mm[i].msg_hdr.msg_control = sw->rxctl[i];
-		mm[i].msg_hdr.msg_controllen = sizeof(sw->rxctl[i]);
-		if (names) {
-			mm[i].msg_hdr.msg_name = &sw->rxaddr[i];
-			mm[i].msg_hdr.msg_namelen = sizeof(sw->rxaddr[i]);
-		}
-	}
 }
 
 /* ---- the data path ------------------------------------------------------ */

@@ -163,7 +163,7 @@ static int uring_init(struct vs_switch *sw)
 		 * them; and descriptors, where the kernel lets them through
 		 */
 		u->rx_mh.msg_controllen = sizeof(sw->rxctl[0]);
-		if (setup_bufs(u, vs_dgram_slot(sw)) < 0)
+		if (setup_bufs(u, vs_rx_slot(sw)) < 0)
 			goto err;
 		arm_recv(u, sw->dgram_fd);
 	}

@@ -334,7 +334,7 @@ int main(int argc, char **argv)
 		sw.ctl[i].fd = -1;
 
 	sw.ports = calloc(sw.cfg.max_ports, sizeof(*sw.ports));
-	sw.rxmem = malloc((size_t)VS_BATCH * vs_dgram_slot(&sw));
+	sw.rxmem = malloc((size_t)VS_BATCH * vs_rx_slot(&sw));
 	if (sw.cfg.vnet_path)
 		sw.vnet_rxmem = malloc((size_t)VS_BATCH *
 				       (VS_VNET_HDR_LEN + VS_VNET_FRAME_MAX));

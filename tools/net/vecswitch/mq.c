@@ -149,7 +149,7 @@ void vs_mq_forget(struct vs_port *p)
  * The port that address @addr (hash @h) of socket @vnet is a queue socket
  * of, and in *@k which one; NULL if none.
  */
-struct vs_port *vs_mq_find(struct vs_switch *sw,
+static struct vs_port *vs_mq_find(struct vs_switch *sw,
 			   const struct sockaddr_un *addr, socklen_t len,
 			   uint32_t h, bool vnet, unsigned int *k)
 {

@@ -5,7 +5,8 @@
  * start, then the configured mode and group; the descriptors they and
  * the ports need, and accepting connections without ever running out;
  * the credentials of the senders on them, against --allow-uid and
- * --allow-gid; and the descriptors nobody may send them.
+ * --allow-gid; the descriptors nobody may send them; and the scratch
+ * memory their batches of datagrams are received into.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -608,4 +609,48 @@ void vs_rights_fini(struct vs_switch *sw)
 		return;
 	close(sw->rights.wfd);
 	sw->rights.closer = false;
+}
+
+/* ---- receive batches ------------------------------------------------- */
+
+/*
+ * Room for one datagram of the --dgram socket: a super-frame with its
+ * header from a port that negotiated headers, unless the switch is a hub
+ * (it does not negotiate). A frame over --max-frame is refused later.
+ */
+size_t vs_rx_slot(const struct vs_switch *sw)
+{
+	size_t vnet = VS_VNET_HDR_LEN + VS_VNET_FRAME_MAX;
+
+	if (sw->cfg.hub || sw->cfg.max_frame > vnet)
+		return sw->cfg.max_frame;
+	return vnet;
+}
+
+/*
+ * Point a recvmmsg batch at the shared rx scratch memory, with room for
+ * control data: credentials, and descriptors where the kernel lets them
+ * through (vs_rights_take).
+ */
+void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
+		      struct iovec *iov, bool vnet, bool names)
+{
+	size_t slot = vnet ? VS_VNET_HDR_LEN + VS_VNET_FRAME_MAX :
+		      vs_rx_slot(sw);
+	uint8_t *mem = vnet ? sw->vnet_rxmem : sw->rxmem;
+	int i;
+
+	memset(mm, 0, VS_BATCH * sizeof(*mm));
+	for (i = 0; i < VS_BATCH; i++) {
+		iov[i].iov_base = mem + i * slot;
+		iov[i].iov_len = slot;
+		mm[i].msg_hdr.msg_iov = &iov[i];
+		mm[i].msg_hdr.msg_iovlen = 1;
+		mm[i].msg_hdr.msg_control = sw->rxctl[i];
+		mm[i].msg_hdr.msg_controllen = sizeof(sw->rxctl[i]);
+		if (names) {
+			mm[i].msg_hdr.msg_name = &sw->rxaddr[i];
+			mm[i].msg_hdr.msg_namelen = sizeof(sw->rxaddr[i]);
+		}
+	}
 }

@@ -641,22 +641,12 @@ void vs_port_free_all(struct vs_switch *sw);
 void vs_name_escape(char *out, size_t outlen, const uint8_t *s, size_t n);
 
 /* dgram.c */
-struct vs_port *vs_dgram_peer(struct vs_switch *sw,
-			      const struct sockaddr_un *addr, socklen_t len,
-			      const struct ucred *cred, bool vnet);
 void vs_dgram_input(struct vs_switch *sw, bool vnet,
 		    const struct sockaddr_un *addr, socklen_t alen,
 		    const struct ucred *cred, const uint8_t *data, size_t len,
 		    bool truncated);
-bool vs_dgram_dead_errno(int err);
-void vs_dgram_blocked(struct vs_switch *sw, struct vs_port *p);
-void vs_dgram_unblocked(struct vs_port *p);
 void vs_dgram_probe_event(struct vs_port *p);
-void vs_dgram_probe_reset(struct vs_switch *sw, struct vs_port *p);
 int vs_next_retry_ms(struct vs_switch *sw);
-size_t vs_dgram_slot(const struct vs_switch *sw);
-void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
-		      struct iovec *iov, bool vnet, bool names);
 int vs_dgram_rx(struct vs_switch *sw, bool vnet);
 void vs_dgram_flush(struct vs_switch *sw);
 bool vs_dgram_send_now(struct vs_switch *sw, struct vs_port *p,
@@ -791,9 +781,6 @@ bool vs_nego_tx_hdr(const struct vs_port *p, unsigned int i,
 bool vs_mq_is_join(const uint8_t *m, size_t len);
 bool vs_mq_offer(struct vs_switch *sw, struct vs_port *p);
 void vs_mq_forget(struct vs_port *p);
-struct vs_port *vs_mq_find(struct vs_switch *sw,
-			   const struct sockaddr_un *addr, socklen_t len,
-			   uint32_t h, bool vnet, unsigned int *k);
 const char *vs_mq_join(struct vs_switch *sw, bool vnet,
 		       const struct sockaddr_un *addr, socklen_t len,
 		       uint32_t h, const struct ucred *cred, const uint8_t *m);
@@ -820,6 +807,9 @@ void vs_chan_closed(struct vs_switch *sw, struct vs_port *p,
 		    const uint8_t *mac);
 
 /* sock.c */
+size_t vs_rx_slot(const struct vs_switch *sw);
+void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
+		      struct iovec *iov, bool vnet, bool names);
 int vs_listen_unix(struct vs_switch *sw, const char *path, int type,
 		   unsigned int mode, long gid);
 int vs_sockaddr_un(struct sockaddr_un *sa, socklen_t *len, const char *path);

@@ -190,7 +190,6 @@ int vs_vq_pop(struct vs_vhost *v, unsigned int q, struct vs_vh_frame *f,
 	      bool writable);
 void vs_vq_push(struct vs_vhost *v, unsigned int q, uint16_t head,
 		uint32_t len);
-void vs_vq_unpop(struct vs_vhost *v, unsigned int q, unsigned int n);
 void vs_vq_notify(struct vs_vhost *v, unsigned int q);
 int vs_vq_deliver(struct vs_vhost *v, const struct iovec *src,
 		  unsigned int nsrc, unsigned int len);

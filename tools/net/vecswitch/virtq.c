@@ -157,7 +157,7 @@ int vs_vq_pop(struct vs_vhost *v, unsigned int q, struct vs_vh_frame *f,
 }
 
 /* Give back the last @n chains taken, unused */
-void vs_vq_unpop(struct vs_vhost *v, unsigned int q, unsigned int n)
+static void vs_vq_unpop(struct vs_vhost *v, unsigned int q, unsigned int n)
 {
 	v->vq[q].last_avail -= n;
 }
