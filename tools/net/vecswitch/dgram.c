@@ -91,7 +91,7 @@ static struct vs_port *find_sender(struct vs_switch *sw,
 				   socklen_t len, uint32_t h, bool vnet,
 				   unsigned int *k)
 {
-	unsigned int i, j;
+	unsigned int i;
 
 	for (i = 0; i < sw->nports; i++) {
 		struct vs_port *p = sw->ports[i];
@@ -103,15 +103,9 @@ static struct vs_port *find_sender(struct vs_switch *sw,
 			*k = 0;
 			return p;
 		}
-		for (j = 0; j < p->nq; j++) {
-			const struct vs_mq_sock *q = &p->q[j];
-
-			if (q->addr_hash == h && q->addrlen == len &&
-			    !memcmp(&q->addr, addr, len)) {
-				*k = j + 1;
-				return p;
-			}
-		}
+		*k = vs_mq_sock_of(p, addr, len, h);
+		if (*k)
+			return p;
 	}
 	return NULL;
 }

@@ -145,6 +145,23 @@ void vs_mq_forget(struct vs_port *p)
 	memset(p->mq_cookie, 0, sizeof(p->mq_cookie));
 }
 
+/* Which of @p's queue sockets has address @addr (hash @h): 1 to nq, 0 none */
+unsigned int vs_mq_sock_of(const struct vs_port *p,
+			   const struct sockaddr_un *addr, socklen_t len,
+			   uint32_t h)
+{
+	unsigned int j;
+
+	for (j = 0; j < p->nq; j++) {
+		const struct vs_mq_sock *q = &p->q[j];
+
+		if (q->addr_hash == h && q->addrlen == len &&
+		    !memcmp(&q->addr, addr, len))
+			return j + 1;
+	}
+	return 0;
+}
+
 /*
  * The port that address @addr (hash @h) of socket @vnet is a queue socket
  * of, and in *@k which one; NULL if none.
@@ -153,22 +170,16 @@ static struct vs_port *vs_mq_find(struct vs_switch *sw,
 			   const struct sockaddr_un *addr, socklen_t len,
 			   uint32_t h, bool vnet, unsigned int *k)
 {
-	unsigned int i, j;
+	unsigned int i;
 
 	for (i = 0; i < sw->nports; i++) {
 		struct vs_port *p = sw->ports[i];
 
 		if (!p || p->dead || !p->nq || p->vnet != vnet)
 			continue;
-		for (j = 0; j < p->nq; j++) {
-			const struct vs_mq_sock *q = &p->q[j];
-
-			if (q->addr_hash == h && q->addrlen == len &&
-			    !memcmp(&q->addr, addr, len)) {
-				*k = j + 1;
-				return p;
-			}
-		}
+		*k = vs_mq_sock_of(p, addr, len, h);
+		if (*k)
+			return p;
 	}
 	return NULL;
 }

@@ -778,6 +778,9 @@ bool vs_nego_tx_hdr(const struct vs_port *p, unsigned int i,
 		    const struct vs_buf *b);
 
 /* mq.c */
+unsigned int vs_mq_sock_of(const struct vs_port *p,
+			   const struct sockaddr_un *addr, socklen_t len,
+			   uint32_t h);
 bool vs_mq_is_join(const uint8_t *m, size_t len);
 bool vs_mq_offer(struct vs_switch *sw, struct vs_port *p);
 void vs_mq_forget(struct vs_port *p);
