@@ -125,7 +125,9 @@ struct vecnet_config {
 	u32 index;
 	const struct vecnet_transport *transport;
 	struct vecnet_args *args;
-	u32 depth;
+	/* slots of the receive and transmit rings: depth= sets both */
+	u32 rx_depth;
+	u32 tx_depth;
 	u32 mtu;
 	u32 headroom;
 	/* queue pairs while up; the most the device can have */
@@ -429,7 +431,9 @@ struct vecnet_dev {
 	bool opened;
 	unsigned int batch;
 
-	u32 depth;
+	/* the rings' slots while up; cfg's take effect at the next up */
+	u32 rx_depth;
+	u32 tx_depth;
 	u32 tx_usecs;
 	bool tx_adaptive;		/* ethtool -C adaptive-tx */
 
@@ -510,7 +514,8 @@ void vecnet_spread_napi(struct net_device *dev);
 /* What changes only with new rings: down and up again while up */
 struct vecnet_shape {
 	unsigned int queues;
-	u32 depth;
+	u32 rx_depth;
+	u32 tx_depth;
 	u32 mtu;
 };
 

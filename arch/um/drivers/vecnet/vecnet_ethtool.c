@@ -2,7 +2,7 @@
 /*
  * vecnet: ethtool.  Everything here reads the configuration and the
  * counters, never the rings, so it works the same while the device is
- * down and on every transport.  The ring depth (-G) and the queues (-L)
+ * down and on every transport.  The rings (-G) and the queues (-L)
  * change at any time: a device that is up goes down and up inside
  * (vecnet_reshape).
  */
@@ -30,8 +30,8 @@ static void vecnet_get_ringparam(struct net_device *dev,
 
 	ring->rx_max_pending = VECNET_DEPTH_MAX;
 	ring->tx_max_pending = VECNET_DEPTH_MAX;
-	ring->rx_pending = vn->cfg.depth;
-	ring->tx_pending = vn->cfg.depth;
+	ring->rx_pending = vn->cfg.rx_depth;
+	ring->tx_pending = vn->cfg.tx_depth;
 }
 
 static int vecnet_set_ringparam(struct net_device *dev,
@@ -42,23 +42,16 @@ static int vecnet_set_ringparam(struct net_device *dev,
 	struct vecnet_dev *vn = netdev_priv(dev);
 	struct vecnet_shape s;
 
-	/*
-	 * One depth serves both rings: it is also the receive batch and
-	 * sizes the host socket buffers for a full transmit ring
-	 */
-	if (ring->rx_pending != ring->tx_pending) {
-		NL_SET_ERR_MSG(extack,
-			       "rx and tx take the same depth (one depth sizes both rings)");
+	if (!ring->rx_pending || !ring->tx_pending) {
+		NL_SET_ERR_MSG(extack, "a ring has at least 1 slot");
 		return -EINVAL;
 	}
-	if (!ring->rx_pending) {
-		NL_SET_ERR_MSG(extack, "depth must be at least 1");
-		return -EINVAL;
-	}
-	if (ring->rx_pending == vn->cfg.depth)
+	if (ring->rx_pending == vn->cfg.rx_depth &&
+	    ring->tx_pending == vn->cfg.tx_depth)
 		return 0;
 	vecnet_shape_get(dev, &s);
-	s.depth = ring->rx_pending;
+	s.rx_depth = ring->rx_pending;
+	s.tx_depth = ring->tx_pending;
 	return vecnet_reshape(dev, &s, "ethtool -G");
 }
 

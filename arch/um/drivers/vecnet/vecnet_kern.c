@@ -388,9 +388,10 @@ static int vecnet_open(struct net_device *dev)
 	unsigned int i;
 	int err;
 
-	vn->depth = vn->cfg.depth;
+	vn->rx_depth = vn->cfg.rx_depth;
+	vn->tx_depth = vn->cfg.tx_depth;
 	vn->nq = vn->cfg.queues;
-	vn->batch = vn->cfg.vec ? vn->depth : 1;
+	vn->batch = vn->cfg.vec ? vn->rx_depth : 1;
 	vn->link_backoff_ms = VECNET_LINK_MIN_MS;
 	for (i = 0; i < vn->nq; i++)
 		vecnet_q_reset(&vn->q[i]);
@@ -510,7 +511,8 @@ void vecnet_shape_get(struct net_device *dev, struct vecnet_shape *s)
 	struct vecnet_dev *vn = netdev_priv(dev);
 
 	s->queues = vn->cfg.queues;
-	s->depth = vn->cfg.depth;
+	s->rx_depth = vn->cfg.rx_depth;
+	s->tx_depth = vn->cfg.tx_depth;
 	s->mtu = dev->mtu;
 }
 
@@ -525,13 +527,14 @@ static int vecnet_shape_set(struct net_device *dev,
 		if (err)
 			return err;
 	}
-	vn->cfg.depth = s->depth;
+	vn->cfg.rx_depth = s->rx_depth;
+	vn->cfg.tx_depth = s->tx_depth;
 	WRITE_ONCE(dev->mtu, s->mtu);
 	return 0;
 }
 
 /*
- * With RTNL held: the queues (ethtool -L), the depth (-G) or the MTU
+ * With RTNL held: the queues (ethtool -L), the rings (-G) or the MTU
  * change to @s.  The rings, their buffers and the host descriptors are
  * made for them when the device comes up, so a device that is up goes
  * down and up again inside: its queues stop, what its rings held is
@@ -553,8 +556,8 @@ int vecnet_reshape(struct net_device *dev, const struct vecnet_shape *s,
 		err = vecnet_open(dev);
 	if (!err)
 		return 0;
-	netdev_err(dev, "%s: cannot come up with %u queues, depth %u, mtu %u (%d); back as it was\n",
-		   what, s->queues, s->depth, s->mtu, err);
+	netdev_err(dev, "%s: cannot come up with %u queues, rings %u/%u, mtu %u (%d); back as it was\n",
+		   what, s->queues, s->rx_depth, s->tx_depth, s->mtu, err);
 	if (vecnet_shape_set(dev, &old) || vecnet_open(dev))
 		netdev_err(dev, "%s: nor as it was: no carrier until the device goes down and up\n",
 			   what);
