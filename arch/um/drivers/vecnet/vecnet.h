@@ -125,7 +125,9 @@ struct vecnet_config {
 	u32 index;
 	const struct vecnet_transport *transport;
 	struct vecnet_args *args;
-	u32 depth;
+	/* slots of the receive and transmit rings: depth= sets both */
+	u32 rx_depth;
+	u32 tx_depth;
 	u32 mtu;
 	u32 headroom;
 	/* queue pairs while up; the most the device can have */
@@ -431,7 +433,9 @@ struct vecnet_dev {
 	bool opened;
 	unsigned int batch;
 
-	u32 depth;
+	/* the rings' slots while up; cfg's take effect at the next up */
+	u32 rx_depth;
+	u32 tx_depth;
 	u32 tx_usecs;
 	bool tx_adaptive;		/* ethtool -C adaptive-tx */
 
@@ -509,6 +513,17 @@ void vecnet_run_dir_init(void);
 const char *vecnet_run_dir(void);
 void vecnet_add_flags(struct vecnet_dev *vn, u32 flags);
 void vecnet_spread_napi(struct net_device *dev);
+/* What changes only with new rings: down and up again while up */
+struct vecnet_shape {
+	unsigned int queues;
+	u32 rx_depth;
+	u32 tx_depth;
+	u32 mtu;
+};
+
+void vecnet_shape_get(struct net_device *dev, struct vecnet_shape *s);
+int vecnet_reshape(struct net_device *dev, const struct vecnet_shape *s,
+		   const char *what);
 int vecnet_set_queues(struct net_device *dev, unsigned int n);
 void vecnet_close_fd(struct vecnet_dev *vn);
 int vecnet_replace_fd(struct vecnet_dev *vn, int fd);

@@ -138,7 +138,7 @@ void vecnet_chan_close_sock(struct vecnet_dev *vn, int fd)
 	void *ctl = kmalloc(VECNET_CMSG_LEN, GFP_KERNEL);
 
 	if (ctl)
-		vecnet_user_close_drained(fd, vn->depth, ctl, VECNET_CMSG_LEN);
+		vecnet_user_close_drained(fd, vn->rx_depth, ctl, VECNET_CMSG_LEN);
 	else if (vecnet_user_close_passed(fd))
 		vecnet_user_close(fd);
 	kfree(ctl);

@@ -37,7 +37,8 @@ static void vecnet_dev_init(struct net_device *dev,
 	vn->transport = cfg->transport;
 	vn->fd = -1;
 	vn->tx_fd = -1;
-	vn->depth = cfg->depth;
+	vn->rx_depth = cfg->rx_depth;
+	vn->tx_depth = cfg->tx_depth;
 	vecnet_chan_init(vn);
 	vn->rx_fd_in = -1;
 
@@ -108,7 +109,7 @@ int vecnet_device_add(const char *spec, struct vecnet_err *err)
 	mutex_unlock(&vecnet_devices_lock);
 	vecnet_args_free(cfg.args);
 	netdev_info(dev, "transport %s, depth %u, mtu %u, queues %u, %pM\n",
-		    cfg.transport->name, cfg.depth, cfg.mtu, cfg.queues,
+		    cfg.transport->name, cfg.rx_depth, cfg.mtu, cfg.queues,
 		    dev->dev_addr);
 	return 0;
 

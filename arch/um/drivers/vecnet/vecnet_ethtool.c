@@ -2,8 +2,9 @@
 /*
  * vecnet: ethtool.  Everything here reads the configuration and the
  * counters, never the rings, so it works the same while the device is
- * down and on every transport.  The ring depth (-G) changes while the
- * device is down; the queues (-L) at any time.
+ * down and on every transport.  The rings (-G) and the queues (-L)
+ * change at any time: a device that is up goes down and up inside
+ * (vecnet_reshape).
  */
 
 #include <linux/ethtool.h>
@@ -29,8 +30,8 @@ static void vecnet_get_ringparam(struct net_device *dev,
 
 	ring->rx_max_pending = VECNET_DEPTH_MAX;
 	ring->tx_max_pending = VECNET_DEPTH_MAX;
-	ring->rx_pending = vn->cfg.depth;
-	ring->tx_pending = vn->cfg.depth;
+	ring->rx_pending = vn->cfg.rx_depth;
+	ring->tx_pending = vn->cfg.tx_depth;
 }
 
 static int vecnet_set_ringparam(struct net_device *dev,
@@ -39,22 +40,19 @@ static int vecnet_set_ringparam(struct net_device *dev,
 				struct netlink_ext_ack *extack)
 {
 	struct vecnet_dev *vn = netdev_priv(dev);
+	struct vecnet_shape s;
 
-	/* One depth serves both rings and sizes the host socket buffer */
-	if (ring->rx_pending != ring->tx_pending) {
-		NL_SET_ERR_MSG(extack, "rx and tx take the same depth");
+	if (!ring->rx_pending || !ring->tx_pending) {
+		NL_SET_ERR_MSG(extack, "a ring has at least 1 slot");
 		return -EINVAL;
 	}
-	if (!ring->rx_pending) {
-		NL_SET_ERR_MSG(extack, "depth must be at least 1");
-		return -EINVAL;
-	}
-	if (netif_running(dev)) {
-		NL_SET_ERR_MSG(extack, "change the depth while the device is down");
-		return -EBUSY;
-	}
-	vn->cfg.depth = ring->rx_pending;
-	return 0;
+	if (ring->rx_pending == vn->cfg.rx_depth &&
+	    ring->tx_pending == vn->cfg.tx_depth)
+		return 0;
+	vecnet_shape_get(dev, &s);
+	s.rx_depth = ring->rx_pending;
+	s.tx_depth = ring->tx_pending;
+	return vecnet_reshape(dev, &s, "ethtool -G");
 }
 
 static int vecnet_get_coalesce(struct net_device *dev,
@@ -178,13 +176,7 @@ static void vecnet_get_channels(struct net_device *dev,
 	ch->combined_count = vn->cfg.queues;
 }
 
-/*
- * ethtool -L vecN combined M.  The rings and the host descriptors are
- * made per queue when the device comes up, so a device that is up goes
- * down and up again inside (vecnet_set_queues): the frames its rings
- * held are counted as dropped, as at any down, and the peer is asked
- * anew.
- */
+/* ethtool -L vecN combined M: a queue has its own rings and descriptor */
 static int vecnet_set_channels(struct net_device *dev,
 			       struct ethtool_channels *ch)
 {

@@ -412,9 +412,10 @@ static int vecnet_open(struct net_device *dev)
 	unsigned int i;
 	int err;
 
-	vn->depth = vn->cfg.depth;
+	vn->rx_depth = vn->cfg.rx_depth;
+	vn->tx_depth = vn->cfg.tx_depth;
 	vn->nq = vn->cfg.queues;
-	vn->batch = vn->cfg.vec ? vn->depth : 1;
+	vn->batch = vn->cfg.vec ? vn->rx_depth : 1;
 	vn->link_backoff_ms = VECNET_LINK_MIN_MS;
 	for (i = 0; i < vn->nq; i++)
 		vecnet_q_reset(&vn->q[i]);
@@ -485,7 +486,7 @@ static int vecnet_stop(struct net_device *dev)
 	struct vecnet_dev *vn = netdev_priv(dev);
 	unsigned int i;
 
-	/* ethtool -L could not bring it back up (vecnet_set_queues) */
+	/* a change could not bring it back up (vecnet_reshape) */
 	if (!vn->opened)
 		return 0;
 	vn->opened = false;
@@ -531,42 +532,82 @@ static int vecnet_set_real_queues(struct net_device *dev, unsigned int n)
 	return 0;
 }
 
-/*
- * ethtool -L, with RTNL held: @n queues from the next up, or from now
- * on a device that is up, which goes down and up again for it.  Should
- * it not come up with @n, it comes back with the queues it had.
- */
-int vecnet_set_queues(struct net_device *dev, unsigned int n)
+void vecnet_shape_get(struct net_device *dev, struct vecnet_shape *s)
 {
 	struct vecnet_dev *vn = netdev_priv(dev);
-	unsigned int old = vn->cfg.queues;
+
+	s->queues = vn->cfg.queues;
+	s->rx_depth = vn->cfg.rx_depth;
+	s->tx_depth = vn->cfg.tx_depth;
+	s->mtu = dev->mtu;
+}
+
+static int vecnet_shape_set(struct net_device *dev,
+			    const struct vecnet_shape *s)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+	int err;
+
+	if (s->queues != vn->cfg.queues) {
+		err = vecnet_set_real_queues(dev, s->queues);
+		if (err)
+			return err;
+	}
+	vn->cfg.rx_depth = s->rx_depth;
+	vn->cfg.tx_depth = s->tx_depth;
+	WRITE_ONCE(dev->mtu, s->mtu);
+	return 0;
+}
+
+/*
+ * With RTNL held: the queues (ethtool -L), the rings (-G) or the MTU
+ * change to @s.  The rings, their buffers and the host descriptors are
+ * made for them when the device comes up, so a device that is up goes
+ * down and up again inside: its queues stop, what its rings held is
+ * counted as dropped, as at any down, and the peer is asked anew.
+ * Should it not come up so, it comes back as it was.
+ */
+int vecnet_reshape(struct net_device *dev, const struct vecnet_shape *s,
+		   const char *what)
+{
+	struct vecnet_shape old;
 	int err;
 
 	if (!netif_running(dev))
-		return vecnet_set_real_queues(dev, n);
+		return vecnet_shape_set(dev, s);
+	vecnet_shape_get(dev, &old);
 	vecnet_stop(dev);
-	err = vecnet_set_real_queues(dev, n);
+	err = vecnet_shape_set(dev, s);
 	if (!err)
 		err = vecnet_open(dev);
 	if (!err)
 		return 0;
-	netdev_err(dev, "ethtool -L: cannot come up with %u queues (%d); back to %u\n",
-		   n, err, old);
-	if (vecnet_set_real_queues(dev, old) || vecnet_open(dev))
-		netdev_err(dev, "ethtool -L: nor with %u: no carrier until the device goes down and up\n",
-			   old);
+	netdev_err(dev, "%s: cannot come up with %u queues, rings %u/%u, mtu %u (%d); back as it was\n",
+		   what, s->queues, s->rx_depth, s->tx_depth, s->mtu, err);
+	if (vecnet_shape_set(dev, &old) || vecnet_open(dev))
+		netdev_err(dev, "%s: nor as it was: no carrier until the device goes down and up\n",
+			   what);
 	return err;
 }
 
-/* The rings and the host buffers are sized for the MTU when opening */
+/* ethtool -L: @n queues */
+int vecnet_set_queues(struct net_device *dev, unsigned int n)
+{
+	struct vecnet_shape s;
+
+	vecnet_shape_get(dev, &s);
+	s.queues = n;
+	return vecnet_reshape(dev, &s, "ethtool -L");
+}
+
+/* The rings and the host buffers are sized for the MTU: made anew */
 static int vecnet_change_mtu(struct net_device *dev, int mtu)
 {
-	if (netif_running(dev)) {
-		netdev_warn(dev, "change the MTU while the device is down\n");
-		return -EBUSY;
-	}
-	WRITE_ONCE(dev->mtu, mtu);
-	return 0;
+	struct vecnet_shape s;
+
+	vecnet_shape_get(dev, &s);
+	s.mtu = mtu;
+	return vecnet_reshape(dev, &s, "mtu");
 }
 
 /*

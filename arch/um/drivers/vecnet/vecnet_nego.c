@@ -58,7 +58,7 @@ static void vecnet_nego_queue(struct vecnet_dev *vn, u8 type, u16 flags)
 	struct vecnet_msg *m;
 	struct sk_buff *skb;
 
-	if (!tx->skbs || tx->count == vn->depth)
+	if (!tx->skbs || tx->count == vn->tx_depth)
 		return;		/* tried again at the next link check */
 	BUILD_BUG_ON(sizeof(*m) != VECNET_MSG_LEN);
 	skb = alloc_skb(sizeof(*m), GFP_ATOMIC);

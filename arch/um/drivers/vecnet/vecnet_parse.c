@@ -401,7 +401,8 @@ int vecnet_parse(const char *spec, struct vecnet_config *cfg,
 		goto bad;
 
 	cfg->args = args;
-	cfg->depth = vecnet_arg_u32(args, "depth", VECNET_DEPTH_DEFAULT);
+	cfg->rx_depth = vecnet_arg_u32(args, "depth", VECNET_DEPTH_DEFAULT);
+	cfg->tx_depth = cfg->rx_depth;
 	cfg->mtu = vecnet_arg_u32(args, "mtu", ETH_DATA_LEN);
 	cfg->headroom = vecnet_arg_u32(args, "headroom",
 				       VECNET_HEADROOM_DEFAULT);

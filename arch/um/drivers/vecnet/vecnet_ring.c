@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vecnet: the rings of a queue.  A receive ring and a transmit ring of
- * @depth slots each, made when the device opens and freed when it goes
+ * vecnet: the rings of a queue.  A receive ring of rx_depth slots and a
+ * transmit ring of tx_depth, made when the device opens and freed when it goes
  * down: the buffers, and the message headers and I/O vectors that hand
  * a whole batch to the host in one call (recvmmsg and sendmmsg, or
  * readv and writev on a tap).  A slot is filled and emptied here, and a
@@ -145,7 +145,7 @@ void vecnet_tx_pop(struct vecnet_queue *q, bool sent)
 	tx->skbs[tx->head] = NULL;
 	if (tx->chan)
 		tx->chan[tx->head] = VECNET_CHAN_NONE;
-	tx->head = (tx->head + 1) % q->vn->depth;
+	tx->head = (tx->head + 1) % q->vn->tx_depth;
 	tx->count--;
 	/* the driver's own messages (no device: not from the stack) */
 	if (unlikely(!skb->dev)) {
@@ -182,7 +182,7 @@ void vecnet_tx_check_full(struct vecnet_queue *q)
 {
 	struct netdev_queue *txq = vecnet_netdev_queue(q);
 
-	if (q->tx.count == q->vn->depth && !netif_tx_queue_stopped(txq)) {
+	if (q->tx.count == q->vn->tx_depth && !netif_tx_queue_stopped(txq)) {
 		netif_tx_stop_queue(txq);
 		vecnet_qcount_tx(q, tx_flow_control_xoff);
 	}
@@ -198,7 +198,7 @@ void vecnet_tx_queue_raw(struct vecnet_dev *vn, struct sk_buff *skb)
 {
 	struct vecnet_queue *q = &vn->q[0];
 	struct vecnet_txq *tx = &q->tx;
-	unsigned int slot = (tx->head + tx->count) % vn->depth;
+	unsigned int slot = (tx->head + tx->count) % vn->tx_depth;
 
 	tx->skbs[slot] = skb;
 	vecnet_tx_slot(q, slot, skb, false);
@@ -229,7 +229,7 @@ void vecnet_tx_unsteer(struct vecnet_queue *q, unsigned int chan)
 	unsigned int i;
 
 	for (i = 0; tx->chan && i < tx->count; i++) {
-		unsigned int slot = (tx->head + i) % q->vn->depth;
+		unsigned int slot = (tx->head + i) % q->vn->tx_depth;
 
 		if (tx->chan[slot] == chan)
 			tx->chan[slot] = VECNET_CHAN_NONE;
@@ -245,7 +245,7 @@ static void vecnet_ring_free(struct vecnet_queue *q)
 			vecnet_tx_pop(q, false);
 	}
 	if (q->rx.skbs) {
-		for (i = 0; i < q->vn->depth; i++)
+		for (i = 0; i < q->vn->rx_depth; i++)
 			dev_kfree_skb(q->rx.skbs[i]);
 	}
 	kfree(q->rx.skbs);
@@ -303,15 +303,15 @@ static int vecnet_ring_alloc(struct vecnet_queue *q)
 	struct vecnet_dev *vn = q->vn;
 	struct vecnet_rxq *rx = &q->rx;
 	struct vecnet_txq *tx = &q->tx;
-	unsigned int d = vn->depth, i;
+	unsigned int d = vn->rx_depth, t = vn->tx_depth, i;
 
 	rx->buf_len = vecnet_rx_buf_len(vn);
 	rx->skbs = kcalloc(d, sizeof(*rx->skbs), GFP_KERNEL);
 	rx->msgs = kcalloc(d, sizeof(*rx->msgs), GFP_KERNEL);
 	rx->iov = kcalloc(d * 2, sizeof(*rx->iov), GFP_KERNEL);
-	tx->skbs = kcalloc(d, sizeof(*tx->skbs), GFP_KERNEL);
-	tx->msgs = kcalloc(d, sizeof(*tx->msgs), GFP_KERNEL);
-	tx->iov = kcalloc(d * VECNET_TX_IOV, sizeof(*tx->iov), GFP_KERNEL);
+	tx->skbs = kcalloc(t, sizeof(*tx->skbs), GFP_KERNEL);
+	tx->msgs = kcalloc(t, sizeof(*tx->msgs), GFP_KERNEL);
+	tx->iov = kcalloc(t * VECNET_TX_IOV, sizeof(*tx->iov), GFP_KERNEL);
 	if (!rx->skbs || !rx->msgs || !rx->iov ||
 	    !tx->skbs || !tx->msgs || !tx->iov)
 		return -ENOMEM;
@@ -321,7 +321,7 @@ static int vecnet_ring_alloc(struct vecnet_queue *q)
 			return -ENOMEM;
 	}
 	if (vn->tx_hdr_len) {
-		tx->hdrs = kcalloc(d, vn->tx_hdr_len, GFP_KERNEL);
+		tx->hdrs = kcalloc(t, vn->tx_hdr_len, GFP_KERNEL);
 		if (!tx->hdrs)
 			return -ENOMEM;
 	}
@@ -333,10 +333,10 @@ static int vecnet_ring_alloc(struct vecnet_queue *q)
 	/* channels, and the descriptors that bring them, are queue 0's */
 	if (vn->chan_want && !q->index) {
 		rx->cmsgs = kvcalloc(d, VECNET_CMSG_LEN, GFP_KERNEL);
-		tx->chan = kmalloc(d, GFP_KERNEL);
+		tx->chan = kmalloc(t, GFP_KERNEL);
 		if (!rx->cmsgs || !tx->chan)
 			return -ENOMEM;
-		memset(tx->chan, VECNET_CHAN_NONE, d);
+		memset(tx->chan, VECNET_CHAN_NONE, t);
 	}
 	for (i = 0; i < d; i++) {
 		rx->skbs[i] = vecnet_rx_skb(q, false);

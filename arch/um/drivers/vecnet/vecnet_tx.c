@@ -173,7 +173,7 @@ static void vecnet_tx_flush(struct vecnet_queue *q)
 	if (READ_ONCE(vn->tx_adaptive))
 		q->last_flush_ns = ktime_get_ns();
 	while (tx->count) {
-		unsigned int n = min(tx->count, vn->depth - tx->head);
+		unsigned int n = min(tx->count, vn->tx_depth - tx->head);
 		u8 chan = VECNET_CHAN_NONE;
 		int ret, i;
 
@@ -183,7 +183,7 @@ static void vecnet_tx_flush(struct vecnet_queue *q)
 		if (tx->chan) {
 			chan = tx->chan[tx->head];
 			for (i = 1; i < n; i++)
-				if (tx->chan[(tx->head + i) % vn->depth] != chan)
+				if (tx->chan[(tx->head + i) % vn->tx_depth] != chan)
 					break;
 			n = i;
 		}
@@ -278,7 +278,7 @@ void vecnet_tx_poll(struct vecnet_queue *q, bool resume)
 	spin_lock(&tx->lock);
 	if (tx->count && (!READ_ONCE(q->tx_blocked) || resume))
 		vecnet_tx_flush(q);
-	if (netif_tx_queue_stopped(txq) && tx->count < vn->depth &&
+	if (netif_tx_queue_stopped(txq) && tx->count < vn->tx_depth &&
 	    netif_carrier_ok(vn->dev)) {
 		netif_tx_wake_queue(txq);
 		vecnet_qcount_tx(q, tx_flow_control_xon);
@@ -378,7 +378,7 @@ void vecnet_xmit(struct sk_buff *skb, struct net_device *dev)
 	spin_lock(&tx->lock);
 	if (skb_shinfo(skb)->nr_frags)
 		vecnet_qcount_tx(q, sg_ok);
-	slot = (tx->head + tx->count) % vn->depth;
+	slot = (tx->head + tx->count) % vn->tx_depth;
 	hdr = vecnet_xmit_hdr(q, skb);
 	if (hdr < 0 || (hdr &&
 			vecnet_tx_header(vn, skb, tx->hdrs + slot * vn->tx_hdr_len))) {
@@ -400,7 +400,7 @@ void vecnet_xmit(struct sk_buff *skb, struct net_device *dev)
 	tx->count++;
 	skb_tx_timestamp(skb);
 
-	if (tx->count == vn->depth) {
+	if (tx->count == vn->tx_depth) {
 		if (!READ_ONCE(q->tx_blocked))
 			vecnet_tx_flush(q);
 		vecnet_tx_check_full(q);

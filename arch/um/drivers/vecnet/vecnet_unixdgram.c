@@ -134,7 +134,7 @@ static int vecnet_unixdgram_sndbuf(struct vecnet_dev *vn)
 	if (vn->flags & VECNET_TF_NEGOTIATE)
 		frame = SKB_TRUESIZE(VECNET_GSO_FRAME + vn->tx_hdr_len);
 
-	return min_t(u64, frame * vn->depth, INT_MAX / 2);
+	return min_t(u64, frame * vn->tx_depth, INT_MAX / 2);
 }
 
 static void vecnet_unixdgram_close(struct vecnet_dev *vn);

@@ -7,7 +7,9 @@
 # namespace keeps the default net.unix.max_dgram_qlen.  Then B attaches
 # a generic XDP program (xdp_sizes.py), which turns rx-gro-hw off: 8 MiB
 # more of A's TCP, sent as super-frames, reach it cut to the MTU, with
-# no kernel warning.
+# no kernel warning.  Last, both change the MTU to 9000 and their rings
+# (rx unlike tx) while up, and an 8000-byte ping that may not fragment
+# crosses.
 # IPERF_SECONDS overrides the 5 s.
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
@@ -46,6 +48,17 @@ for i in \$(seq 1 50); do
 	iperf3 -c 198.18.0.2 -n 8M >xdp.log && break
 	sleep 0.2
 done
+ip link set vec0 mtu 9000 || { echo "mtu 9000 while up failed"; exit 1; }
+ethtool -G vec0 rx 256 tx 128 || { echo "ethtool -G while up failed"; exit 1; }
+ethtool -g vec0 >ring.txt
+ip link show vec0 >link.txt
+for i in \$(seq 1 600); do [ -e ../b/resized ] && break; sleep 0.1; done
+ok=0
+for i in \$(seq 1 30); do
+	ping -c 1 -W 1 -M do -s 8000 198.18.0.2 >big.log && { ok=1; break; }
+done
+touch big_done
+[ \$ok = 1 ] || { echo "no 8000-byte ping at mtu 9000"; exit 1; }
 echo done
 EOS
 )
@@ -66,6 +79,11 @@ python3 $VECNET_TEST_DIR/xdp_sizes.py vec0 1518 -- sh -c \
 	'ethtool -k vec0 >xdp.features; touch xdp_serving; exec timeout 60 iperf3 -s -1 >/dev/null' \
 	>xdp.counts || exit 1
 snap xdp_after
+ip link set vec0 mtu 9000 || { echo "mtu 9000 while up failed"; exit 1; }
+ethtool -G vec0 rx 64 tx 32 || { echo "ethtool -G while up failed"; exit 1; }
+ethtool -g vec0 >ring.txt
+touch resized
+for i in \$(seq 1 600); do [ -e ../a/big_done ] && break; sleep 0.1; done
 echo done
 EOS
 )
@@ -134,6 +152,13 @@ v=$(( $(xstat "$xa.stats" rx_encaps_errors) - $(xstat "$xb.stats" rx_encaps_erro
 check_err $? "B's rx_encaps_errors moved by $v under generic XDP"
 grep -q '^rx-gro-hw: off' "$(guest_out b xdp.features)"
 check_err $? "generic XDP left $(grep rx-gro-hw "$(guest_out b xdp.features)")"
+grep -Eq 'RX:[[:space:]]+256' "$(guest_out a ring.txt)" &&
+	grep -Eq 'TX:[[:space:]]+128' "$(guest_out a ring.txt)" &&
+	grep -q 'mtu 9000' "$(guest_out a link.txt)"
+check_err $? "A's rings or MTU did not change while up"
+grep -Eq 'RX:[[:space:]]+64' "$(guest_out b ring.txt)" &&
+	grep -Eq 'TX:[[:space:]]+32' "$(guest_out b ring.txt)"
+check_err $? "B's rings did not change to rx 64 tx 32 while up"
 for g in a b; do
 	no_crash $g
 	check_err $? "guest $g kernel complained"
@@ -143,5 +168,5 @@ for s in "$a" "$b"; do
 	check_err $? "$s was not removed at shutdown"
 done
 
-log_test "two guests over unixdgram: ping, ${secs} s iperf3, generic XDP"
+log_test "two guests over unixdgram: ping, ${secs} s iperf3, generic XDP, mtu and -G while up"
 exit "$RET"
