@@ -35,7 +35,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		FZ_ASSERT(cfg.transport && cfg.args);
 		FZ_ASSERT(cfg.index <= 99999);
-		FZ_ASSERT(cfg.depth >= 1 && cfg.depth <= VECNET_DEPTH_MAX);
+		/* depth= sets both rings alike */
+		FZ_ASSERT(cfg.rx_depth >= 1 && cfg.rx_depth <= VECNET_DEPTH_MAX);
+		FZ_ASSERT(cfg.tx_depth == cfg.rx_depth);
 		FZ_ASSERT(cfg.mtu >= ETH_MIN_MTU &&
 			  cfg.mtu <= cfg.transport->max_mtu);
 		FZ_ASSERT(cfg.headroom <= VECNET_HEADROOM_MAX);
