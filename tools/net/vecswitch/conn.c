@@ -180,23 +180,9 @@ void vs_port_flush(struct vs_switch *sw, struct vs_port *p)
 
 static void stream_input(struct vs_switch *sw, struct vs_port *p)
 {
-	uint64_t ctl[VS_RX_CMSG_WORDS];
-	struct iovec iov = {
-		.iov_base = p->rxbuf + p->rxlen,
-		.iov_len = p->rxcap - p->rxlen,
-	};
-	struct msghdr mh = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = ctl,
-		.msg_controllen = sizeof(ctl),
-	};
 	ssize_t r;
 
-	/* room for descriptors, where the kernel lets them through */
-	r = recvmsg(p->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	if (r >= 0)
-		vs_rights_take(sw, &mh);
+	r = vs_recv_rights(sw, p->fd, p->rxbuf + p->rxlen, p->rxcap - p->rxlen);
 	if (r == 0) {
 		vs_port_remove(sw, p, "peer closed");
 		return;

@@ -590,7 +590,7 @@ static void capture_input(struct vs_switch *sw, struct vs_ctl_conn *c,
 		ctl_close(sw, c);
 		return;
 	}
-	r = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+	r = vs_recv_rights(sw, c->fd, buf, sizeof(buf));
 	if (r < 0 && errno == EAGAIN && !(events & EPOLLHUP))
 		return;
 	/* anything sent after the request ends the capture too */
@@ -611,14 +611,6 @@ void vs_ctl_flush(struct vs_switch *sw)
 
 void vs_ctl_event(struct vs_switch *sw, unsigned int idx, uint32_t events)
 {
-	uint64_t ctl[VS_RX_CMSG_WORDS];
-	struct iovec iov;
-	struct msghdr mh = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = ctl,
-		.msg_controllen = sizeof(ctl),
-	};
 	struct vs_ctl_conn *c;
 	ssize_t r;
 
@@ -636,12 +628,8 @@ void vs_ctl_event(struct vs_switch *sw, unsigned int idx, uint32_t events)
 		ctl_write(sw, c);
 		return;
 	}
-	iov.iov_base = c->req + c->reqlen;
-	iov.iov_len = sizeof(c->req) - 1 - c->reqlen;
-	/* room for descriptors, where the kernel lets them through */
-	r = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	if (r >= 0)
-		vs_rights_take(sw, &mh);
+	r = vs_recv_rights(sw, c->fd, c->req + c->reqlen,
+			   sizeof(c->req) - 1 - c->reqlen);
 	if (r < 0 && errno == EAGAIN)
 		return;
 	if (r > 0) {

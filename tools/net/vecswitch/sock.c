@@ -611,6 +611,29 @@ void vs_rights_fini(struct vs_switch *sw)
 	sw->rights.closer = false;
 }
 
+/*
+ * Read what a connected peer sent on @fd into @buf, with room for
+ * descriptors where the kernel lets them through: those go to the closer
+ * thread (vs_rights_take), never closed here, where a close could block.
+ */
+ssize_t vs_recv_rights(struct vs_switch *sw, int fd, void *buf, size_t len)
+{
+	uint64_t ctl[VS_RX_CMSG_WORDS];
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl,
+		.msg_controllen = sizeof(ctl),
+	};
+	ssize_t r;
+
+	r = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (r >= 0)
+		vs_rights_take(sw, &mh);
+	return r;
+}
+
 /* ---- receive batches ------------------------------------------------- */
 
 /*

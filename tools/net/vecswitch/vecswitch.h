@@ -810,6 +810,7 @@ void vs_chan_closed(struct vs_switch *sw, struct vs_port *p,
 		    const uint8_t *mac);
 
 /* sock.c */
+ssize_t vs_recv_rights(struct vs_switch *sw, int fd, void *buf, size_t len);
 size_t vs_rx_slot(const struct vs_switch *sw);
 void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
 		      struct iovec *iov, bool vnet, bool names);

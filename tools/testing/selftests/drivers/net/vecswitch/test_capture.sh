@@ -9,7 +9,9 @@
 # whose client never reads must not hold forwarding up: the frames it could
 # not take are lost to it and counted, and the same flow's rate with a
 # capture read to /dev/null and with one never read goes to the log, for
-# the reader (no timed assertion). Bad capture requests are refused with a
+# the reader (no timed assertion); that capture ends on a message carrying
+# a descriptor, which the switch passes to its closer thread. Bad capture
+# requests are refused with a
 # message, and ctl top prints a line per port.
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
@@ -75,7 +77,8 @@ wait_for 10 xstat_ge a chan_opened 2
 check_err $? "a and b got no new channel after the capture"
 
 # a flow under a capture that is read, then under one never read: the
-# switch forwards as before and counts what that capture lost
+# switch forwards as before and counts what that capture lost.  The stuck
+# one is ended by a message with a descriptor in it.
 env -u LD_PRELOAD "$VECSWITCH" ctl --ctl "$TEST_TMP/ctl" capture --port "$pa" \
 	/dev/null 2>"$TEST_TMP/null.err" &
 cap=$!
@@ -86,7 +89,7 @@ kill -INT "$cap"
 wait "$cap"
 check_err $? "the /dev/null capture client failed: $(cat "$TEST_TMP/null.err")"
 python3 - "$TEST_TMP/ctl" "$pa" "$TEST_TMP/stop" >"$TEST_TMP/stuck.txt" 2>&1 <<'EOF' &
-import os, socket, struct, sys, time
+import array, os, socket, struct, sys, time
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
 s.connect(sys.argv[1])
@@ -97,6 +100,16 @@ for _ in range(1200):
     if os.path.exists(sys.argv[3]):
         break
     time.sleep(0.1)
+# ended by a byte that carries a descriptor: the switch must hand it to
+# its closer thread, not close it itself, and still end the capture.  A
+# kernel with SO_PASSRIGHTS refuses the descriptor (EPERM): then a byte.
+r, w = os.pipe()
+try:
+    s.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [r]))])
+    print("descriptor sent", flush=True)
+except PermissionError:
+    s.send(b"x")
+    print("descriptor refused by the kernel", flush=True)
 s.shutdown(socket.SHUT_WR)
 data = b""
 s.settimeout(10)
@@ -122,6 +135,7 @@ check_err $? "the switch did not answer ctl beside a capture never read"
 touch "$TEST_TMP/stop"
 wait "$stuck"
 read -r _ captured lost <<<"$(grep '^end' "$TEST_TMP/stuck.txt")"
+echo "# the stuck capture's end: $(grep '^descriptor' "$TEST_TMP/stuck.txt")"
 echo "# a -> b through the switch: $(iperf_mbps "$TEST_TMP/read.json") Mbit/s beside a capture read to /dev/null, $(iperf_mbps "$TEST_TMP/stuck.json") Mbit/s beside one never read ($captured frames taken, $lost lost)"
 [ "${lost:-0}" -gt 0 ] 2>/dev/null
 check_err $? "the capture never read lost no frame, or gave no end: $(cat "$TEST_TMP/stuck.txt")"
