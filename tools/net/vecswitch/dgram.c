@@ -225,9 +225,7 @@ static void queue_input(struct vs_switch *sw, struct vs_port *p,
 		p->st.rx_nego_bad++;
 		return;
 	}
-	p->rx_queue = k;
-	vs_forward_vnet(sw, p, data, len);
-	p->rx_queue = 0;
+	vs_forward_vnet(sw, p, k, data, len);
 }
 
 /*
@@ -278,7 +276,7 @@ void vs_dgram_input(struct vs_switch *sw, bool vnet,
 		return;
 	}
 	if (p->rx_vnet) {
-		vs_forward_vnet(sw, p, data, len);
+		vs_forward_vnet(sw, p, 0, data, len);
 		return;
 	}
 	if (len < ETH_HLEN_MIN)

@@ -229,13 +229,15 @@ static void enqueue(struct vs_switch *sw, struct vs_port *out,
 
 /*
  * The checks, MAC lock, storm control, counting and learning of a frame
- * from @in, and where it goes: false when nowhere (dropped, counted), else
- * f->out, the one port of a known unicast, or NULL for a flood.  Only the
- * frame's headers are read: @frame may hold just its first
- * VS_FWD_HEAD_LEN bytes, @len being the whole frame's length.
+ * from @in, which came by its socket @k (0: its main one, k: queue socket
+ * k of a multiqueue guest), and where it goes: false when nowhere
+ * (dropped, counted), else f->out, the one port of a known unicast, or
+ * NULL for a flood.  Only the frame's headers are read: @frame may hold
+ * just its first VS_FWD_HEAD_LEN bytes, @len being the whole frame's
+ * length.
  */
 bool vs_forward_decide(struct vs_switch *sw, struct vs_port *in,
-		       const uint8_t *frame, unsigned int len,
+		       unsigned int k, const uint8_t *frame, unsigned int len,
 		       const struct vs_gso *gso, struct vs_fwd *f)
 {
 	const uint8_t *dst = frame, *src = frame + 6;
@@ -267,8 +269,8 @@ bool vs_forward_decide(struct vs_switch *sw, struct vs_port *in,
 	}
 	in->st.rx_frames++;
 	in->st.rx_bytes += len;
-	in->qst[in->rx_queue].rx_packets++;
-	in->qst[in->rx_queue].rx_bytes += len;
+	in->qst[k].rx_packets++;
+	in->qst[k].rx_bytes += len;
 	in->unanswered = 0;
 	if (gso && gso->type != VIRTIO_NET_HDR_GSO_NONE)
 		in->st.rx_gso++;
@@ -339,14 +341,14 @@ static void deliver(struct vs_switch *sw, struct vs_port *in,
 		sw->st.isolated++;
 }
 
-static void forward(struct vs_switch *sw, struct vs_port *in,
+static void forward(struct vs_switch *sw, struct vs_port *in, unsigned int k,
 		    const uint8_t *frame, unsigned int len,
 		    const uint8_t *vnet, const struct vs_gso *gso,
 		    struct vs_buf **b)
 {
 	struct vs_fwd f;
 
-	if (vs_forward_decide(sw, in, frame, len, gso, &f))
+	if (vs_forward_decide(sw, in, k, frame, len, gso, &f))
 		deliver(sw, in, &f, frame, len, vnet, gso, b);
 }
 
@@ -381,14 +383,17 @@ void vs_forward(struct vs_switch *sw, struct vs_port *in,
 {
 	struct vs_buf *b = NULL;
 
-	forward(sw, in, frame, len, NULL, NULL, &b);
+	forward(sw, in, 0, frame, len, NULL, NULL, &b);
 	if (b)
 		vs_buf_put(b);	/* drop the creator's reference */
 }
 
-/* A datagram from a --vnet port: the header, then the frame. */
+/*
+ * A datagram with a virtio-net header, the header then the frame, from
+ * @in's socket @k (see vs_forward_decide)
+ */
 void vs_forward_vnet(struct vs_switch *sw, struct vs_port *in,
-		     const uint8_t *hdr, unsigned int len)
+		     unsigned int k, const uint8_t *hdr, unsigned int len)
 {
 	struct vs_buf *b = NULL;
 	struct vs_gso gso;
@@ -403,7 +408,7 @@ void vs_forward_vnet(struct vs_switch *sw, struct vs_port *in,
 		in->st.rx_bad_vnet++;
 		return;
 	}
-	forward(sw, in, hdr + VS_VNET_HDR_LEN, len, hdr, &gso, &b);
+	forward(sw, in, k, hdr + VS_VNET_HDR_LEN, len, hdr, &gso, &b);
 	if (b)
 		vs_buf_put(b);
 }

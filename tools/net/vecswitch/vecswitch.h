@@ -361,7 +361,6 @@ struct vs_port {
 	uint8_t mq_cookie[VECNET_MSG_COOKIE_LEN];
 	unsigned int nq;
 	struct vs_mq_sock q[VS_MQ_MAX - 1];
-	unsigned int rx_queue;		/* the socket the frame in hand came by */
 	struct vs_queue_stats qst[VS_MQ_MAX];
 
 	/* vhost-user ports: the frontend, and whether its queue holds more */
@@ -664,7 +663,7 @@ void vs_stream_rx(struct vs_switch *sw, struct vs_port *p);
 void vs_forward(struct vs_switch *sw, struct vs_port *in,
 		const uint8_t *frame, unsigned int len);
 void vs_forward_vnet(struct vs_switch *sw, struct vs_port *in,
-		     const uint8_t *hdr, unsigned int len);
+		     unsigned int k, const uint8_t *hdr, unsigned int len);
 /* what vs_forward_decide() found: the one port of a unicast, or a flood */
 struct vs_fwd {
 	struct vs_port *out;		/* NULL: every port the frame may reach */
@@ -676,7 +675,7 @@ struct vs_fwd {
 /* a frame's first bytes: every header vs_forward_decide and gso.c read */
 #define VS_FWD_HEAD_LEN		128
 bool vs_forward_decide(struct vs_switch *sw, struct vs_port *in,
-		       const uint8_t *frame, unsigned int len,
+		       unsigned int k, const uint8_t *frame, unsigned int len,
 		       const struct vs_gso *gso, struct vs_fwd *f);
 void vs_forward_deliver(struct vs_switch *sw, struct vs_port *in,
 			const struct vs_fwd *f, struct vs_buf *b);

@@ -350,7 +350,7 @@ static void tx_frame(struct vs_switch *sw, struct vs_port *p,
 		p->st.rx_bad_vnet++;
 		return;
 	}
-	if (!vs_forward_decide(sw, p, head, len, &gso, &fw))
+	if (!vs_forward_decide(sw, p, 0, head, len, &gso, &fw))
 		return;
 	/* a capture copies frames from the switch's buffers */
 	if (fw.out && fw.out->type == VS_PORT_VHOST && !sw->ncap &&
