@@ -234,7 +234,8 @@ static void seqpacket_input(struct vs_switch *sw, struct vs_port *p,
 	struct iovec iov[VS_BATCH];
 	int i, r;
 
-	vs_rx_batch_init(sw, mm, iov, false, false);
+	/* the --dgram socket's scratch, a slot the size it needs */
+	vs_rx_batch_init(sw, mm, iov, VS_SOCK_DGRAM, false);
 	r = recvmmsg(p->fd, mm, VS_BATCH, MSG_DONTWAIT | MSG_CMSG_CLOEXEC,
 		     NULL);
 	if (r < 0) {

@@ -82,21 +82,22 @@ static void refuse_addr(struct vs_switch *sw, const struct sockaddr_un *addr,
 }
 
 /*
- * The dgram port whose socket sent from @addr (hash @h) to socket @vnet,
+ * The dgram port whose socket sent from @addr (hash @h) to socket @sock,
  * in one pass over the ports: its own socket (*@k 0) or one of its queue
  * sockets (*@k from 1, mq.c); NULL if none.
  */
 static struct vs_port *find_sender(struct vs_switch *sw,
 				   const struct sockaddr_un *addr,
-				   socklen_t len, uint32_t h, bool vnet,
-				   unsigned int *k)
+				   socklen_t len, uint32_t h,
+				   enum vs_dgram_sock sock, unsigned int *k)
 {
 	unsigned int i;
 
 	for (i = 0; i < sw->nports; i++) {
 		struct vs_port *p = sw->ports[i];
 
-		if (!p || p->type != VS_PORT_DGRAM || p->dead || p->vnet != vnet)
+		if (!p || p->type != VS_PORT_DGRAM || p->dead ||
+		    p->dgram_sock != sock)
 			continue;
 		if (p->addr_hash == h && p->addrlen == len &&
 		    !memcmp(&p->addr, addr, len)) {
@@ -119,7 +120,8 @@ static struct vs_port *find_sender(struct vs_switch *sw,
 static struct vs_port *sender_port(struct vs_switch *sw, struct vs_port *p,
 				   const struct sockaddr_un *addr,
 				   socklen_t len, uint32_t h,
-				   const struct ucred *cred, bool vnet)
+				   const struct ucred *cred,
+				   enum vs_dgram_sock sock)
 {
 	char name[VS_NAME_LEN];
 	struct vs_pin pin;
@@ -158,7 +160,7 @@ static struct vs_port *sender_port(struct vs_switch *sw, struct vs_port *p,
 	memcpy(&p->addr, addr, len);
 	p->addrlen = len;
 	p->addr_hash = h;
-	p->vnet = vnet;
+	p->dgram_sock = sock;
 	p->pin = pin;
 	p->has_owner = true;
 	p->owner_uid = pin.uid;
@@ -214,7 +216,8 @@ static void queue_input(struct vs_switch *sw, struct vs_port *p,
 		return;
 	}
 	if (vs_mq_is_join(data, len)) {
-		why = vs_mq_join(sw, p->vnet, addr, alen, p->q[k - 1].addr_hash,
+		why = vs_mq_join(sw, p->dgram_sock, addr, alen,
+				 p->q[k - 1].addr_hash,
 				 cred, data);
 		if (why)
 			join_log(sw, addr, alen, why);
@@ -234,7 +237,7 @@ static void queue_input(struct vs_switch *sw, struct vs_port *p,
  * a port, whoever sends it (vs_mq_join refuses one from a port's own
  * socket).
  */
-void vs_dgram_input(struct vs_switch *sw, bool vnet,
+void vs_dgram_input(struct vs_switch *sw, enum vs_dgram_sock sock,
 		    const struct sockaddr_un *addr, socklen_t alen,
 		    const struct ucred *cred, const uint8_t *data, size_t len,
 		    bool truncated)
@@ -252,18 +255,18 @@ void vs_dgram_input(struct vs_switch *sw, bool vnet,
 		return;
 	}
 	if (bound)
-		p = find_sender(sw, addr, alen, h, vnet, &k);
+		p = find_sender(sw, addr, alen, h, sock, &k);
 	if (p && k) {
 		queue_input(sw, p, k, addr, alen, cred, data, len, truncated);
 		return;
 	}
 	if (!truncated && vs_mq_is_join(data, len)) {
-		why = vs_mq_join(sw, vnet, addr, alen, h, cred, data);
+		why = vs_mq_join(sw, sock, addr, alen, h, cred, data);
 		if (why)
 			join_log(sw, addr, alen, why);
 		return;
 	}
-	p = sender_port(sw, p, addr, alen, h, cred, vnet);
+	p = sender_port(sw, p, addr, alen, h, cred, sock);
 	if (!p)
 		return;
 	if (truncated) {
@@ -455,22 +458,22 @@ int vs_next_retry_ms(struct vs_switch *sw)
 /* ---- the data path ------------------------------------------------------ */
 
 /*
- * Take one batch off the dgram socket, or the --vnet one, and hand each
- * datagram on.  Returns how many there were (VS_BATCH: maybe more).
+ * Take one batch off datagram socket @sock and hand each datagram on.
+ * Returns how many there were (VS_BATCH: maybe more).
  */
-int vs_dgram_rx(struct vs_switch *sw, bool vnet)
+int vs_dgram_rx(struct vs_switch *sw, enum vs_dgram_sock sock)
 {
-	int fd = vnet ? sw->vnet_fd : sw->dgram_fd;
+	int fd = vs_dgram_sock_fd(sw, sock);
 	struct mmsghdr mm[VS_BATCH];
 	struct iovec iov[VS_BATCH];
 	int i, r;
 
-	vs_rx_batch_init(sw, mm, iov, vnet, true);
+	vs_rx_batch_init(sw, mm, iov, sock, true);
 	r = recvmmsg(fd, mm, VS_BATCH, MSG_DONTWAIT | MSG_CMSG_CLOEXEC, NULL);
 	for (i = 0; i < r; i++)
 		vs_rights_take(sw, &mm[i].msg_hdr);
 	for (i = 0; i < r; i++)
-		vs_dgram_input(sw, vnet, &sw->rxaddr[i],
+		vs_dgram_input(sw, sock, &sw->rxaddr[i],
 			       mm[i].msg_hdr.msg_namelen,
 			       vs_cred_effective(sw, vs_cmsg_cred(&mm[i].msg_hdr),
 						 &sw->rxcred[i]),
@@ -490,9 +493,10 @@ static void blocked(struct vs_switch *sw, struct vs_port *p, unsigned int to)
 }
 
 static bool dgram_ready(const struct vs_switch *sw, const struct vs_port *p,
-			bool vnet)
+			enum vs_dgram_sock sock)
 {
-	return p && !p->dead && p->type == VS_PORT_DGRAM && p->vnet == vnet &&
+	return p && !p->dead && p->type == VS_PORT_DGRAM &&
+	       p->dgram_sock == sock &&
 	       p->txq.count && p->retry_at_ms <= sw->now_ms;
 }
 
@@ -624,9 +628,11 @@ static void flush_direct(struct vs_switch *sw, struct vs_port *p)
  * a header; one of those found gone is dropped alone. Plain peers are
  * sent to by sockets of their own first (direct()).
  */
-static void flush_sock(struct vs_switch *sw, bool vnet)
+static void flush_sock(struct vs_switch *sw, enum vs_dgram_sock sock)
 {
-	int fd = vnet ? sw->vnet_fd : sw->dgram_fd;
+	/* only the --dgram socket's plain peers are sent to directly */
+	bool may_direct = sock == VS_SOCK_DGRAM;
+	int fd = vs_dgram_sock_fd(sw, sock);
 	struct vs_port *owner[VS_BATCH];
 	uint8_t to[VS_BATCH];
 	struct mmsghdr mm[VS_BATCH];
@@ -634,15 +640,16 @@ static void flush_sock(struct vs_switch *sw, bool vnet)
 	unsigned int i, j, n;
 	int round, r;
 
-	for (i = 0; !vnet && i < sw->nports; i++)
-		if (dgram_ready(sw, sw->ports[i], vnet))
+	for (i = 0; may_direct && i < sw->nports; i++)
+		if (dgram_ready(sw, sw->ports[i], sock))
 			flush_direct(sw, sw->ports[i]);
 	for (round = 0; round < FLUSH_ROUNDS; round++) {
 		n = 0;
 		for (i = 0; i < sw->nports && n < VS_BATCH; i++) {
 			struct vs_port *p = sw->ports[i];
 
-			if (!dgram_ready(sw, p, vnet) || (!vnet && direct(sw, p)))
+			if (!dgram_ready(sw, p, sock) ||
+			    (may_direct && direct(sw, p)))
 				continue;
 			for (j = 0; j < p->txq.count && n < VS_BATCH; j++, n++) {
 				tx_msg(&mm[n], iov[n], p, j);
@@ -673,9 +680,9 @@ static void flush_sock(struct vs_switch *sw, bool vnet)
 void vs_dgram_flush(struct vs_switch *sw)
 {
 	if (sw->dgram_fd >= 0)
-		flush_sock(sw, false);
+		flush_sock(sw, VS_SOCK_DGRAM);
 	if (sw->vnet_fd >= 0)
-		flush_sock(sw, true);
+		flush_sock(sw, VS_SOCK_VNET);
 }
 
 /*

@@ -244,7 +244,8 @@ static void recv_done(struct vs_switch *sw, struct io_uring_cqe *cqe)
 		if (alen > sizeof(struct sockaddr_un))
 			alen = 0;	/* cut short: cannot answer it */
 		recv_rights(sw, u, out);
-		vs_dgram_input(sw, false, io_uring_recvmsg_name(out), alen,
+		vs_dgram_input(sw, VS_SOCK_DGRAM, io_uring_recvmsg_name(out),
+			       alen,
 			       vs_cred_effective(sw, recv_cred(u, out), &eff),
 			       io_uring_recvmsg_payload(out, &u->rx_mh),
 			       io_uring_recvmsg_payload_length(out, cqe->res,

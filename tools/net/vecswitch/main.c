@@ -50,16 +50,15 @@ void vs_flush_all(struct vs_switch *sw)
 }
 
 /*
- * The dgram socket, or the --vnet one, is readable: take batches off it,
- * and send what each forwarded before the next, so that the per-port
- * queues stay short.
+ * Datagram socket @sock is readable: take batches off it, and send what
+ * each forwarded before the next, so that the per-port queues stay short.
  */
-static void dgram_readable(struct vs_switch *sw, bool vnet)
+static void dgram_readable(struct vs_switch *sw, enum vs_dgram_sock sock)
 {
 	int round;
 
 	for (round = 0; round < RX_BATCHES_PER_EVENT; round++) {
-		int r = vs_dgram_rx(sw, vnet);
+		int r = vs_dgram_rx(sw, sock);
 
 		if (r <= 0)
 			return;
@@ -85,10 +84,10 @@ void vs_dispatch(struct vs_switch *sw, uint64_t tag, uint32_t events)
 		break;
 	}
 	case VS_EV_DGRAM:
-		dgram_readable(sw, false);
+		dgram_readable(sw, VS_SOCK_DGRAM);
 		break;
 	case VS_EV_VNET:
-		dgram_readable(sw, true);
+		dgram_readable(sw, VS_SOCK_VNET);
 		break;
 	case VS_EV_STREAM_LISTEN:
 		vs_accept(sw, sw->stream_fd, VS_PORT_STREAM);
@@ -182,14 +181,14 @@ static int listen_on(struct vs_switch *sw, const char *path, int type,
 /* What the kernel made of the dgram sockets' send buffer request */
 static void note_sndbuf(struct vs_switch *sw)
 {
-	int fds[] = { sw->dgram_fd, sw->vnet_fd };
 	socklen_t len;
-	unsigned int i;
+	int i, fd;
 
-	for (i = 0; i < ARRAY_SIZE(fds); i++) {
+	for (i = 0; i < VS_SOCK_NR; i++) {
+		fd = vs_dgram_sock_fd(sw, i);
 		len = sizeof(sw->sndbuf[i].size);
-		if (fds[i] < 0 ||
-		    getsockopt(fds[i], SOL_SOCKET, SO_SNDBUF,
+		if (fd < 0 ||
+		    getsockopt(fd, SOL_SOCKET, SO_SNDBUF,
 			       &sw->sndbuf[i].size, &len) < 0)
 			sw->sndbuf[i].size = 0;
 	}

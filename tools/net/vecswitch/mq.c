@@ -57,8 +57,9 @@ static bool cookie_eq(const uint8_t *a, const uint8_t *b)
 	return !d;
 }
 
-/* The live dgram port of @sw's socket @vnet that handed out @cookie */
-static struct vs_port *cookie_port(struct vs_switch *sw, bool vnet,
+/* The live dgram port of @sw's socket @sock that handed out @cookie */
+static struct vs_port *cookie_port(struct vs_switch *sw,
+				   enum vs_dgram_sock sock,
 				   const uint8_t *cookie)
 {
 	unsigned int i;
@@ -67,7 +68,7 @@ static struct vs_port *cookie_port(struct vs_switch *sw, bool vnet,
 		struct vs_port *p = sw->ports[i];
 
 		if (p && !p->dead && p->type == VS_PORT_DGRAM &&
-		    p->vnet == vnet && p->mq_ok &&
+		    p->dgram_sock == sock && p->mq_ok &&
 		    cookie_eq(p->mq_cookie, cookie))
 			return p;
 	}
@@ -104,7 +105,7 @@ bool vs_mq_offer(struct vs_switch *sw, struct vs_port *p)
 			       p->id);
 			return false;
 		}
-		if (!cookie_port(sw, p->vnet, c))
+		if (!cookie_port(sw, p->dgram_sock, c))
 			break;
 	}
 	if (i == COOKIE_TRIES)
@@ -163,19 +164,20 @@ unsigned int vs_mq_sock_of(const struct vs_port *p,
 }
 
 /*
- * The port that address @addr (hash @h) of socket @vnet is a queue socket
+ * The port that address @addr (hash @h) of socket @sock is a queue socket
  * of, and in *@k which one; NULL if none.
  */
 static struct vs_port *vs_mq_find(struct vs_switch *sw,
 			   const struct sockaddr_un *addr, socklen_t len,
-			   uint32_t h, bool vnet, unsigned int *k)
+			   uint32_t h, enum vs_dgram_sock sock,
+			   unsigned int *k)
 {
 	unsigned int i;
 
 	for (i = 0; i < sw->nports; i++) {
 		struct vs_port *p = sw->ports[i];
 
-		if (!p || p->dead || !p->nq || p->vnet != vnet)
+		if (!p || p->dead || !p->nq || p->dgram_sock != sock)
 			continue;
 		*k = vs_mq_sock_of(p, addr, len, h);
 		if (*k)
@@ -231,13 +233,13 @@ static const char *add_sock(struct vs_switch *sw, struct vs_port *p,
 }
 
 /*
- * A JOIN from @addr (hash @h) with credentials @cred on socket @vnet.
+ * A JOIN from @addr (hash @h) with credentials @cred on socket @sock.
  * Accepted, the address becomes a queue socket of the port that handed
  * out the cookie, and is acked with the same message; a queue socket of
  * that port already is acked again.  Returns NULL then, or why it was
  * refused (counted; the caller logs it).
  */
-const char *vs_mq_join(struct vs_switch *sw, bool vnet,
+const char *vs_mq_join(struct vs_switch *sw, enum vs_dgram_sock sock,
 		       const struct sockaddr_un *addr, socklen_t len,
 		       uint32_t h, const struct ucred *cred, const uint8_t *m)
 {
@@ -249,7 +251,7 @@ const char *vs_mq_join(struct vs_switch *sw, bool vnet,
 	if (len <= offsetof(struct sockaddr_un, sun_path) ||
 	    len > sizeof(*addr))
 		return refuse(sw, &sw->st.join_bad_addr, "an unbound sender");
-	p = cookie_port(sw, vnet, msg->cookie);
+	p = cookie_port(sw, sock, msg->cookie);
 	if (!p)
 		return refuse(sw, &sw->st.join_bad_cookie, "no port has that cookie");
 	if (!p->rx_vnet || !p->tx_vnet)
@@ -261,7 +263,7 @@ const char *vs_mq_join(struct vs_switch *sw, bool vnet,
 			      "not the uid and pid of the port's owner");
 	if (is_main_addr(sw, addr, len, h))
 		return refuse(sw, &sw->st.join_taken, "the address is a port's own");
-	owner = vs_mq_find(sw, addr, len, h, vnet, &k);
+	owner = vs_mq_find(sw, addr, len, h, sock, &k);
 	if (owner && owner != p)
 		return refuse(sw, &sw->st.join_taken,
 			      "the address is another port's queue socket");

@@ -651,16 +651,17 @@ size_t vs_rx_slot(const struct vs_switch *sw)
 }
 
 /*
- * Point a recvmmsg batch at the shared rx scratch memory, with room for
- * control data: credentials, and descriptors where the kernel lets them
- * through (vs_rights_take).
+ * Point a recvmmsg batch at the rx scratch memory of datagram socket
+ * @sock, with room for control data: credentials, and descriptors where
+ * the kernel lets them through (vs_rights_take).
  */
 void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
-		      struct iovec *iov, bool vnet, bool names)
+		      struct iovec *iov, enum vs_dgram_sock sock, bool names)
 {
-	size_t slot = vnet ? VS_VNET_HDR_LEN + VS_VNET_FRAME_MAX :
+	bool vnet_sock = sock == VS_SOCK_VNET;
+	size_t slot = vnet_sock ? VS_VNET_HDR_LEN + VS_VNET_FRAME_MAX :
 		      vs_rx_slot(sw);
-	uint8_t *mem = vnet ? sw->vnet_rxmem : sw->rxmem;
+	uint8_t *mem = vnet_sock ? sw->vnet_rxmem : sw->rxmem;
 	int i;
 
 	memset(mm, 0, VS_BATCH * sizeof(*mm));

@@ -27,7 +27,7 @@
  */
 bool vs_stall_dgram(struct vs_switch *sw, const struct vs_port *p)
 {
-	typeof(sw->sndbuf[0]) *b = &sw->sndbuf[p->vnet];
+	typeof(sw->sndbuf[0]) *b = &sw->sndbuf[p->dgram_sock];
 	uint64_t limit = sw->cfg.unread_limit;
 	int used;
 

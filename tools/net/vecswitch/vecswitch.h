@@ -308,6 +308,17 @@ struct vs_mq_sock {
 	struct vs_pin pin;
 };
 
+/*
+ * The switch's datagram sockets: --dgram, and --vnet, an alias of it kept
+ * for old setups.  A dgram port belongs to the one it first sent to, its
+ * frames leave by that one, and it is found among that one's ports only.
+ */
+enum vs_dgram_sock {
+	VS_SOCK_DGRAM,
+	VS_SOCK_VNET,
+	VS_SOCK_NR
+};
+
 enum vs_port_type {
 	VS_PORT_DGRAM,
 	VS_PORT_STREAM,
@@ -325,7 +336,7 @@ struct vs_port {
 	bool dead;			/* removed; freed at the end of the loop turn */
 	bool want_out;			/* EPOLLOUT armed */
 	bool locked;			/* --mac-lock: lock_mac is set */
-	bool vnet;			/* dgram peer of the --vnet socket */
+	enum vs_dgram_sock dgram_sock;	/* dgram peers: the socket it sent to */
 	/* dgram peers: headers as negotiated (nego.c) */
 	bool rx_vnet;
 	bool tx_vnet;
@@ -502,12 +513,12 @@ struct vs_switch {
 		uint64_t ms;
 	} credc[VS_CRED_CACHE];
 
-	/* send buffer of the dgram socket [0] and the --vnet one [1] */
+	/* send buffer of each datagram socket */
 	struct {
 		int size;		/* as the kernel granted it, 0 unknown */
 		int used;		/* SIOCOUTQ when last asked */
 		uint64_t asked_ms;
-	} sndbuf[2];
+	} sndbuf[VS_SOCK_NR];
 
 	/* unix socket diagnostics: which dgram guests read (unixdiag.c) */
 	struct {
@@ -640,13 +651,13 @@ void vs_port_free_all(struct vs_switch *sw);
 void vs_name_escape(char *out, size_t outlen, const uint8_t *s, size_t n);
 
 /* dgram.c */
-void vs_dgram_input(struct vs_switch *sw, bool vnet,
+void vs_dgram_input(struct vs_switch *sw, enum vs_dgram_sock sock,
 		    const struct sockaddr_un *addr, socklen_t alen,
 		    const struct ucred *cred, const uint8_t *data, size_t len,
 		    bool truncated);
 void vs_dgram_probe_event(struct vs_port *p);
 int vs_next_retry_ms(struct vs_switch *sw);
-int vs_dgram_rx(struct vs_switch *sw, bool vnet);
+int vs_dgram_rx(struct vs_switch *sw, enum vs_dgram_sock sock);
 void vs_dgram_flush(struct vs_switch *sw);
 bool vs_dgram_send_now(struct vs_switch *sw, struct vs_port *p,
 		       struct iovec *iov, unsigned int n, unsigned int len);
@@ -736,11 +747,18 @@ static inline const struct sockaddr_un *vs_mq_dst(const struct vs_port *p,
 	return &pin->dst;
 }
 
+/* The descriptor of the switch's datagram socket @sock */
+static inline int vs_dgram_sock_fd(const struct vs_switch *sw,
+				   enum vs_dgram_sock sock)
+{
+	return sock == VS_SOCK_VNET ? sw->vnet_fd : sw->dgram_fd;
+}
+
 /* The switch's socket a dgram port's frames leave by */
 static inline int vs_dgram_fd(const struct vs_switch *sw,
 			      const struct vs_port *p)
 {
-	return p->vnet ? sw->vnet_fd : sw->dgram_fd;
+	return vs_dgram_sock_fd(sw, p->dgram_sock);
 }
 
 /*
@@ -749,7 +767,7 @@ static inline int vs_dgram_fd(const struct vs_switch *sw,
  */
 static inline bool vs_dgram_may_direct(const struct vs_port *p)
 {
-	return !p->vnet && !p->st.rx_hello && !p->nq && p->probe_fd != -2;
+	return p->dgram_sock == VS_SOCK_DGRAM && !p->st.rx_hello && !p->nq && p->probe_fd != -2;
 }
 
 /* A port's frames sent, dropped or still queued: see tx_wanted */
@@ -783,7 +801,7 @@ unsigned int vs_mq_sock_of(const struct vs_port *p,
 bool vs_mq_is_join(const uint8_t *m, size_t len);
 bool vs_mq_offer(struct vs_switch *sw, struct vs_port *p);
 void vs_mq_forget(struct vs_port *p);
-const char *vs_mq_join(struct vs_switch *sw, bool vnet,
+const char *vs_mq_join(struct vs_switch *sw, enum vs_dgram_sock sock,
 		       const struct sockaddr_un *addr, socklen_t len,
 		       uint32_t h, const struct ucred *cred, const uint8_t *m);
 void vs_mq_drop(struct vs_port *p, unsigned int k);
@@ -812,7 +830,7 @@ void vs_chan_closed(struct vs_switch *sw, struct vs_port *p,
 ssize_t vs_recv_rights(struct vs_switch *sw, int fd, void *buf, size_t len);
 size_t vs_rx_slot(const struct vs_switch *sw);
 void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
-		      struct iovec *iov, bool vnet, bool names);
+		      struct iovec *iov, enum vs_dgram_sock sock, bool names);
 int vs_listen_unix(struct vs_switch *sw, const char *path, int type,
 		   unsigned int mode, long gid);
 int vs_sockaddr_un(struct sockaddr_un *sa, socklen_t *len, const char *path);

@@ -74,7 +74,8 @@ static void frame_in(struct vs_switch *sw, struct vs_port *in,
 
 	if (!in) {
 		/* the sender at g4 is on the --vnet socket */
-		vs_dgram_input(sw, alen == VNET_ALEN && sa->sun_path[2] == '4',
+		vs_dgram_input(sw, alen == VNET_ALEN && sa->sun_path[2] == '4' ?
+			       VS_SOCK_VNET : VS_SOCK_DGRAM,
 			       sa, alen, cred, frame, len, trunc);
 		/* a refused sender is counted and never becomes a port */
 		if (!vs_cred_allowed(&sw->cfg, cred)) {
