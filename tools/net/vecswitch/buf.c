@@ -161,8 +161,8 @@ void vs_queue_pop(struct vs_port *p)
 	vs_buf_put(q->slot[q->head]);
 	q->slot[q->head] = NULL;
 	q->to[q->head] = 0;
-	if (p->tx_plain)
-		p->tx_plain--;
+	if (p->nego.tx_plain)
+		p->nego.tx_plain--;
 	q->head = (q->head + 1) % q->cap;
 	q->count--;
 }
@@ -175,7 +175,7 @@ void vs_queue_pop(struct vs_port *p)
 void vs_queue_drop_to(struct vs_port *p, unsigned int k)
 {
 	struct vs_queue *q = &p->txq;
-	unsigned int i, n = 0, plain = p->tx_plain;
+	unsigned int i, n = 0, plain = p->nego.tx_plain;
 
 	for (i = 0; i < q->count; i++) {
 		unsigned int from = (q->head + i) % q->cap;
@@ -185,8 +185,8 @@ void vs_queue_drop_to(struct vs_port *p, unsigned int k)
 		if (to == k) {
 			p->st.tx_errors++;
 			vs_buf_put(q->slot[from]);
-			if (i < plain && p->tx_plain)
-				p->tx_plain--;
+			if (i < plain && p->nego.tx_plain)
+				p->nego.tx_plain--;
 			continue;
 		}
 		q->slot[at] = q->slot[from];
@@ -209,7 +209,7 @@ void vs_port_count_tx(struct vs_port *p, unsigned int len, unsigned int to)
 	p->st.tx_bytes += len;
 	qs->tx_packets++;
 	qs->tx_bytes += len;
-	p->unanswered += len;
+	p->dgram.unanswered += len;
 }
 
 /* The head frame went out: count it and drop it from the queue. */
@@ -223,5 +223,5 @@ void vs_queue_drain(struct vs_port *p)
 {
 	while (p->txq.count)
 		vs_queue_pop(p);
-	p->tx_off = 0;
+	p->stream.tx_off = 0;
 }

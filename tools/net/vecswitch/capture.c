@@ -16,7 +16,7 @@
  * Unicast between two guests on a shortcut channel never crosses the
  * switch.  While a capture holds a port (names it, or names an address,
  * which may sit behind any port, or names nothing), the port's channels
- * are withdrawn and none is offered to it (chan.c reads cap_hold and
+ * are withdrawn and none is offered to it (chan.c reads chan.cap_hold and
  * cap_all); they come back as before once the capture ends.
  *
  * The capture ends when the client shuts down its side, after count
@@ -89,8 +89,8 @@ static void hold(struct vs_switch *sw, struct vs_ctl_conn *c, struct vs_port *p)
 {
 	char text[VS_NAME_LEN + 96];
 
-	p->cap_hold++;
-	if (!p->nchan)
+	p->chan.cap_hold++;
+	if (!p->chan.n)
 		return;
 	vs_chan_forget(sw, p, NULL);
 	snprintf(text, sizeof(text),
@@ -110,8 +110,8 @@ static void release(struct vs_switch *sw, struct vs_capture *k)
 	}
 	for (i = 0; i < k->nport; i++) {
 		p = port_by_id(sw, k->port[i]);
-		if (p && p->cap_hold)
-			p->cap_hold--;
+		if (p && p->chan.cap_hold)
+			p->chan.cap_hold--;
 	}
 	k->nport = 0;
 }
@@ -222,7 +222,7 @@ const char *vs_capture_start(struct vs_switch *sw, struct vs_ctl_conn *c,
 		for (i = 0; i < sw->nports; i++) {
 			struct vs_port *p = sw->ports[i];
 
-			if (p && !p->dead && p->nchan) {
+			if (p && !p->dead && p->chan.n) {
 				vs_chan_forget(sw, p, NULL);
 				had = true;
 			}

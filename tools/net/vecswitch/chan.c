@@ -82,8 +82,8 @@ static int chan_send(struct vs_switch *sw, struct vs_port *p, uint8_t type,
 	struct vecnet_msg m;
 	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
 	struct msghdr mh = {
-		.msg_name = &p->pin.dst,
-		.msg_namelen = p->pin.dstlen,
+		.msg_name = &p->dgram.pin.dst,
+		.msg_namelen = p->dgram.pin.dstlen,
 		.msg_iov = &iov,
 		.msg_iovlen = 1,
 	};
@@ -115,7 +115,7 @@ bool vs_chan_allowed(const struct vs_switch *sw, const struct vs_port *p,
 		     uint16_t flags)
 {
 	return sw->cfg.shortcut && !sw->cfg.hub && (flags & VECNET_MSG_F_CHAN) &&
-	       p->pin.fd >= 0;
+	       p->dgram.pin.fd >= 0;
 }
 
 /*
@@ -126,17 +126,18 @@ bool vs_chan_allowed(const struct vs_switch *sw, const struct vs_port *p,
  */
 static bool chan_capable(const struct vs_switch *sw, const struct vs_port *p)
 {
-	return p->chan_ok && p->rx_vnet && p->tx_vnet && !p->tx_plain &&
-	       !p->dead && !p->cap_hold && !sw->cap_all;
+	return p->chan.ok && p->nego.rx_vnet && p->nego.tx_vnet &&
+	       !p->nego.tx_plain && !p->dead && !p->chan.cap_hold &&
+	       !sw->cap_all;
 }
 
 static void chan_unlink(struct vs_port *p, struct vs_chan *c)
 {
 	unsigned int i;
 
-	for (i = 0; i < p->nchan; i++) {
-		if (p->chan[i] == c) {
-			p->chan[i] = p->chan[--p->nchan];
+	for (i = 0; i < p->chan.n; i++) {
+		if (p->chan.ch[i] == c) {
+			p->chan.ch[i] = p->chan.ch[--p->chan.n];
 			return;
 		}
 	}
@@ -186,11 +187,11 @@ static bool chan_room(struct vs_switch *sw, struct vs_port *p)
 {
 	unsigned int i;
 
-	if (p->nchan < VS_CHAN_PORT_MAX)
+	if (p->chan.n < VS_CHAN_PORT_MAX)
 		return true;
-	for (i = 0; i < p->nchan; i++) {
-		if (!p->chan[i]->open) {
-			chan_drop(sw, p->chan[i]);
+	for (i = 0; i < p->chan.n; i++) {
+		if (!p->chan.ch[i]->open) {
+			chan_drop(sw, p->chan.ch[i]);
 			return true;
 		}
 	}
@@ -202,8 +203,8 @@ static struct vs_chan *chan_find(const struct vs_port *a, const uint8_t *ma,
 {
 	unsigned int i;
 
-	for (i = 0; i < a->nchan; i++) {
-		struct vs_chan *c = a->chan[i];
+	for (i = 0; i < a->chan.n; i++) {
+		struct vs_chan *c = a->chan.ch[i];
 		unsigned int s = c->port[0] != a;
 
 		if (c->port[!s] == b && !memcmp(c->mac[s], ma, 6) &&
@@ -230,8 +231,8 @@ static bool chan_user_full(const struct vs_port *p, const struct vs_port *q)
 
 	if (chan_user(p) == chan_user(q))
 		return false;
-	for (i = 0; i < p->nchan; i++) {
-		const struct vs_chan *c = p->chan[i];
+	for (i = 0; i < p->chan.n; i++) {
+		const struct vs_chan *c = p->chan.ch[i];
 		const struct vs_port *o = c->port[c->port[0] == p];
 
 		if (c->open && chan_user(o) == chan_user(q))
@@ -245,9 +246,9 @@ static bool chan_ports_joined(const struct vs_port *a, const struct vs_port *b)
 {
 	unsigned int i;
 
-	for (i = 0; i < a->nchan; i++)
-		if (a->chan[i]->open && (a->chan[i]->port[0] == b ||
-					 a->chan[i]->port[1] == b))
+	for (i = 0; i < a->chan.n; i++)
+		if (a->chan.ch[i]->open && (a->chan.ch[i]->port[0] == b ||
+					 a->chan.ch[i]->port[1] == b))
 			return true;
 	return false;
 }
@@ -281,7 +282,7 @@ static bool chan_open(struct vs_switch *sw, struct vs_chan *c)
 		return false;
 	}
 	for (i = 0; i < 2; i++)
-		c->port[i]->chan_ms = sw->now_ms;
+		c->port[i]->chan.offer_ms = sw->now_ms;
 	c->held = sv[0];
 	return true;
 }
@@ -312,8 +313,8 @@ void vs_chan_seen(struct vs_switch *sw, struct vs_port *in, const uint8_t *src,
 		sw->st.chan_user_full++;
 		return;
 	}
-	if (sw->now_ms - in->chan_ms < VS_CHAN_GAP_MS ||
-	    sw->now_ms - out->chan_ms < VS_CHAN_GAP_MS)
+	if (sw->now_ms - in->chan.offer_ms < VS_CHAN_GAP_MS ||
+	    sw->now_ms - out->chan.offer_ms < VS_CHAN_GAP_MS)
 		return;
 	if (!c) {
 		if (!chan_room(sw, in) || !chan_room(sw, out)) {
@@ -328,8 +329,8 @@ void vs_chan_seen(struct vs_switch *sw, struct vs_port *in, const uint8_t *src,
 		c->held = -1;
 		memcpy(c->mac[0], src, 6);
 		memcpy(c->mac[1], dst, 6);
-		in->chan[in->nchan++] = c;
-		out->chan[out->nchan++] = c;
+		in->chan.ch[in->chan.n++] = c;
+		out->chan.ch[out->chan.n++] = c;
 	}
 	if (sw->now_ms - c->seen_ms > VS_CHAN_SUSTAIN_MS) {
 		c->seen = 0;
@@ -341,7 +342,7 @@ void vs_chan_seen(struct vs_switch *sw, struct vs_port *in, const uint8_t *src,
 	if (!chan_open(sw, c)) {
 		sw->st.chan_failed++;
 		chan_back_off(sw, c);
-		in->chan_ms = sw->now_ms;
+		in->chan.offer_ms = sw->now_ms;
 		return;
 	}
 	c->open = true;
@@ -355,12 +356,12 @@ void vs_chan_forget(struct vs_switch *sw, struct vs_port *p,
 {
 	unsigned int i = 0;
 
-	while (i < p->nchan) {
-		struct vs_chan *c = p->chan[i];
+	while (i < p->chan.n) {
+		struct vs_chan *c = p->chan.ch[i];
 		unsigned int s = c->port[0] != p;
 
 		if (!mac || !memcmp(c->mac[s], mac, 6))
-			chan_drop(sw, c);	/* takes it out of p->chan */
+			chan_drop(sw, c);	/* takes it out of p->chan.ch */
 		else
 			i++;
 	}
@@ -376,8 +377,8 @@ void vs_chan_restart(struct vs_switch *sw, struct vs_port *p)
 {
 	unsigned int i;
 
-	for (i = 0; i < p->nchan; i++) {
-		struct vs_chan *c = p->chan[i];
+	for (i = 0; i < p->chan.n; i++) {
+		struct vs_chan *c = p->chan.ch[i];
 
 		if (c->open) {
 			chan_close(sw, c);
@@ -396,8 +397,8 @@ void vs_chan_closed(struct vs_switch *sw, struct vs_port *p,
 {
 	unsigned int i;
 
-	for (i = 0; i < p->nchan; i++) {
-		struct vs_chan *c = p->chan[i];
+	for (i = 0; i < p->chan.n; i++) {
+		struct vs_chan *c = p->chan.ch[i];
 		unsigned int s = c->port[0] != p;
 
 		if (c->open && !memcmp(c->mac[!s], mac, 6)) {
@@ -420,8 +421,8 @@ bool vs_chan_info(const struct vs_switch *sw, const struct vs_port *p,
 {
 	unsigned int k;
 
-	for (k = 0; k < p->nchan; k++) {
-		const struct vs_chan *c = p->chan[k];
+	for (k = 0; k < p->chan.n; k++) {
+		const struct vs_chan *c = p->chan.ch[k];
 		uint32_t mem[SK_MEMINFO_VARS] = { 0 };
 		socklen_t len = sizeof(mem);
 
@@ -444,8 +445,8 @@ bool vs_chan_holds(const struct vs_port *p, const uint8_t *mac)
 {
 	unsigned int i;
 
-	for (i = 0; i < p->nchan; i++) {
-		const struct vs_chan *c = p->chan[i];
+	for (i = 0; i < p->chan.n; i++) {
+		const struct vs_chan *c = p->chan.ch[i];
 		unsigned int s = c->port[0] != p;
 
 		if (c->open && (!mac || !memcmp(c->mac[s], mac, 6)))

@@ -51,7 +51,7 @@ static void stream_flush(struct vs_switch *sw, struct vs_port *p)
 	ssize_t r;
 
 	while (p->txq.count) {
-		size_t skip = p->tx_off;
+		size_t skip = p->stream.tx_off;
 
 		n = 0;
 		for (i = 0; i < p->txq.count && i < VS_BATCH; i++) {
@@ -82,14 +82,14 @@ static void stream_flush(struct vs_switch *sw, struct vs_port *p)
 		/* consume r bytes: whole frames leave the queue */
 		while (r > 0) {
 			struct vs_buf *b = vs_queue_peek(p, 0);
-			size_t left = 4 + b->len - p->tx_off;
+			size_t left = 4 + b->len - p->stream.tx_off;
 
 			if ((size_t)r < left) {
-				p->tx_off += r;
+				p->stream.tx_off += r;
 				break;
 			}
 			r -= left;
-			p->tx_off = 0;
+			p->stream.tx_off = 0;
 			vs_port_sent(p);
 		}
 	}
@@ -182,7 +182,8 @@ static void stream_input(struct vs_switch *sw, struct vs_port *p)
 {
 	ssize_t r;
 
-	r = vs_recv_rights(sw, p->fd, p->rxbuf + p->rxlen, p->rxcap - p->rxlen);
+	r = vs_recv_rights(sw, p->fd, p->stream.rxbuf + p->stream.rxlen,
+			   p->stream.rxcap - p->stream.rxlen);
 	if (r == 0) {
 		vs_port_remove(sw, p, "peer closed");
 		return;
@@ -192,20 +193,20 @@ static void stream_input(struct vs_switch *sw, struct vs_port *p)
 			vs_port_remove(sw, p, strerror(errno));
 		return;
 	}
-	p->rxlen += r;
+	p->stream.rxlen += r;
 	vs_stream_rx(sw, p);
 }
 
 /*
- * Forward every whole frame in p->rxbuf and keep the partial tail. A length
- * over --max-frame loses the framing for good: the port goes.
+ * Forward every whole frame in p->stream.rxbuf and keep the partial tail.
+ * A length over --max-frame loses the framing for good: the port goes.
  */
 void vs_stream_rx(struct vs_switch *sw, struct vs_port *p)
 {
 	size_t off = 0;
 
-	while (p->rxlen - off >= 4) {
-		const uint8_t *h = p->rxbuf + off;
+	while (p->stream.rxlen - off >= 4) {
+		const uint8_t *h = p->stream.rxbuf + off;
 		uint32_t flen = (uint32_t)h[0] << 24 | h[1] << 16 |
 				h[2] << 8 | h[3];
 
@@ -216,14 +217,15 @@ void vs_stream_rx(struct vs_switch *sw, struct vs_port *p)
 			vs_port_remove(sw, p, "bad frame length");
 			return;
 		}
-		if (p->rxlen - off - 4 < flen)
+		if (p->stream.rxlen - off - 4 < flen)
 			break;
 		vs_forward(sw, p, h + 4, flen);
 		off += 4 + flen;
 	}
 	if (off) {
-		memmove(p->rxbuf, p->rxbuf + off, p->rxlen - off);
-		p->rxlen -= off;
+		memmove(p->stream.rxbuf, p->stream.rxbuf + off,
+			p->stream.rxlen - off);
+		p->stream.rxlen -= off;
 	}
 }
 
@@ -269,14 +271,14 @@ static void tap_input(struct vs_switch *sw, struct vs_port *p)
 	int i;
 
 	for (i = 0; i < TAP_READS_PER_EVENT; i++) {
-		ssize_t r = read(p->fd, p->rxbuf, p->rxcap);
+		ssize_t r = read(p->fd, p->stream.rxbuf, p->stream.rxcap);
 
 		if (r < 0) {
 			if (errno != EAGAIN && errno != EINTR)
 				p->st.rx_errors++;
 			return;
 		}
-		vs_forward(sw, p, p->rxbuf, r);
+		vs_forward(sw, p, p->stream.rxbuf, r);
 	}
 }
 

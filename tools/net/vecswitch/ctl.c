@@ -217,8 +217,8 @@ static void report_ports(struct vs_switch *sw, struct sbuf *sb, bool json)
 			sb_printf(sb, "%-5u %-9s %-6s %-5u %5u/%-5u %-6u %-17s %-6s %s\n",
 				  p->id, vs_port_type_name(p),
 				  p->uplink ? "yes" : "no", p->fdb_count,
-				  p->txq.count, p->txq.cap, 1 + p->nq, mac, mtu,
-				  p->name);
+				  p->txq.count, p->txq.cap, 1 + p->mq.n, mac,
+				  mtu, p->name);
 			continue;
 		}
 		sb_printf(sb, "%s{\"id\":%u,\"type\":\"%s\",\"name\":",
@@ -228,7 +228,7 @@ static void report_ports(struct vs_switch *sw, struct sbuf *sb, bool json)
 			  "\"queue_max\":%u,\"queues\":%u,\"mtu\":%s,"
 			  "\"locked_mac\":",
 			  p->uplink ? "true" : "false", p->fdb_count,
-			  p->txq.count, p->txq.cap, 1 + p->nq, mtu);
+			  p->txq.count, p->txq.cap, 1 + p->mq.n, mtu);
 		if (p->locked)
 			sb_printf(sb, "\"%s\"}", mac);
 		else
@@ -315,7 +315,7 @@ static void report_channels(struct vs_switch *sw, struct sbuf *sb, bool json)
 }
 
 /*
- * The counters of each of @p's sockets, 0 to nq: rx_queue_K_packets and
+ * The counters of each of @p's sockets, 0 to mq.n: rx_queue_K_packets and
  * the like, after the port's own and in the same form
  */
 /* One counter a line (text) or a "name":value member each (JSON) */
@@ -339,7 +339,7 @@ static void report_queue_stats(const struct vs_port *p, struct sbuf *sb,
 	unsigned int k, i;
 	char key[32];
 
-	for (k = 0; k <= p->nq && k < VS_MQ_MAX; k++) {
+	for (k = 0; k <= p->mq.n && k < VS_MQ_MAX; k++) {
 		const struct vs_queue_stats *qs = &p->qst[k];
 		const uint64_t v[] = {
 			qs->rx_packets, qs->rx_bytes, qs->tx_packets,

@@ -97,10 +97,10 @@ static struct vs_port *find_sender(struct vs_switch *sw,
 		struct vs_port *p = sw->ports[i];
 
 		if (!p || p->type != VS_PORT_DGRAM || p->dead ||
-		    p->dgram_sock != sock)
+		    p->dgram.sock != sock)
 			continue;
-		if (p->addr_hash == h && p->addrlen == len &&
-		    !memcmp(&p->addr, addr, len)) {
+		if (p->dgram.addr_hash == h && p->dgram.addrlen == len &&
+		    !memcmp(&p->dgram.addr, addr, len)) {
 			*k = 0;
 			return p;
 		}
@@ -128,7 +128,7 @@ static struct vs_port *sender_port(struct vs_switch *sw, struct vs_port *p,
 	const char *why;
 
 	if (p) {
-		if (!cred || cred->uid != p->pin.uid) {
+		if (!cred || cred->uid != p->dgram.pin.uid) {
 			refuse_addr(sw, addr, len, "the port belongs to another user");
 			return NULL;
 		}
@@ -157,11 +157,11 @@ static struct vs_port *sender_port(struct vs_switch *sw, struct vs_port *p,
 		vs_peer_unpin(&pin);
 		return NULL;
 	}
-	memcpy(&p->addr, addr, len);
-	p->addrlen = len;
-	p->addr_hash = h;
-	p->dgram_sock = sock;
-	p->pin = pin;
+	memcpy(&p->dgram.addr, addr, len);
+	p->dgram.addrlen = len;
+	p->dgram.addr_hash = h;
+	p->dgram.sock = sock;
+	p->dgram.pin = pin;
 	p->has_owner = true;
 	p->owner_uid = pin.uid;
 	p->owner_pid = cred ? cred->pid : 0;
@@ -206,7 +206,7 @@ static void queue_input(struct vs_switch *sw, struct vs_port *p,
 {
 	const char *why;
 
-	if (!cred || cred->uid != p->q[k - 1].pin.uid) {
+	if (!cred || cred->uid != p->mq.q[k - 1].pin.uid) {
 		refuse_addr(sw, addr, alen, "the port belongs to another user");
 		return;
 	}
@@ -216,8 +216,8 @@ static void queue_input(struct vs_switch *sw, struct vs_port *p,
 		return;
 	}
 	if (vs_mq_is_join(data, len)) {
-		why = vs_mq_join(sw, p->dgram_sock, addr, alen,
-				 p->q[k - 1].addr_hash,
+		why = vs_mq_join(sw, p->dgram.sock, addr, alen,
+				 p->mq.q[k - 1].addr_hash,
 				 cred, data);
 		if (why)
 			join_log(sw, addr, alen, why);
@@ -278,7 +278,7 @@ void vs_dgram_input(struct vs_switch *sw, enum vs_dgram_sock sock,
 		vs_nego_input(sw, p, data, len);
 		return;
 	}
-	if (p->rx_vnet) {
+	if (p->nego.rx_vnet) {
 		vs_forward_vnet(sw, p, 0, data, len);
 		return;
 	}
@@ -303,7 +303,7 @@ static bool vs_dgram_dead_errno(int err)
  * probe says "room" but the send still fails (our own send buffer is
  * full), a short timer does instead.
  * Of a multiqueue guest's sockets it watches the one that was full
- * (probe_q); the port's queue waits for that one.
+ * (probe.q); the port's queue waits for that one.
  */
 static bool probe_open(struct vs_switch *sw, struct vs_port *p)
 {
@@ -312,11 +312,11 @@ static bool probe_open(struct vs_switch *sw, struct vs_port *p)
 	int fd, size = DIRECT_SNDBUF;
 
 	/* the socket it was to watch has gone with the rest (mq.c) */
-	if (p->probe_q > p->nq)
-		p->probe_q = 0;
-	if (p->probe_fd != -1)
-		return p->probe_fd >= 0;
-	dst = vs_mq_dst(p, p->probe_q, &dstlen);
+	if (p->probe.q > p->mq.n)
+		p->probe.q = 0;
+	if (p->probe.fd != -1)
+		return p->probe.fd >= 0;
+	dst = vs_mq_dst(p, p->probe.q, &dstlen);
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return false;
@@ -328,7 +328,7 @@ static bool probe_open(struct vs_switch *sw, struct vs_port *p)
 	if (connect(fd, (const struct sockaddr *)dst, dstlen) < 0) {
 		/* EPERM: the peer is connected elsewhere, for good */
 		if (errno == EPERM)
-			p->probe_fd = -2;
+			p->probe.fd = -2;
 		close(fd);
 		return false;
 	}
@@ -339,7 +339,7 @@ static bool probe_open(struct vs_switch *sw, struct vs_port *p)
 	/* a plain peer's frames wait here unread (see direct()) */
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) < 0)
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
-	p->probe_fd = fd;
+	p->probe.fd = fd;
 	return true;
 }
 
@@ -356,10 +356,10 @@ static bool probe_arm(struct vs_switch *sw, struct vs_port *p)
 
 	if (!probe_open(sw, p))
 		return false;
-	if (!p->probe_armed &&
-	    epoll_ctl(sw->epfd, EPOLL_CTL_MOD, p->probe_fd, &ev) < 0)
+	if (!p->probe.armed &&
+	    epoll_ctl(sw->epfd, EPOLL_CTL_MOD, p->probe.fd, &ev) < 0)
 		return false;
-	p->probe_armed = true;
+	p->probe.armed = true;
 	return true;
 }
 
@@ -382,57 +382,57 @@ static void full_log(struct vs_switch *sw, struct vs_port *p)
 static void vs_dgram_blocked(struct vs_switch *sw, struct vs_port *p)
 {
 	full_log(sw, p);
-	if (p->probe_woke) {
+	if (p->probe.woke) {
 		/*
 		 * Room, said the probe, yet no room: our own send buffer is
 		 * full, or the peer re-bound its address and the probe still
 		 * watches the old socket. Wait on the timer; connect anew next.
 		 */
-		p->probe_woke = false;
-		if (p->probe_fd >= 0) {
-			close(p->probe_fd);
-			p->probe_fd = -1;
-			p->probe_armed = false;
+		p->probe.woke = false;
+		if (p->probe.fd >= 0) {
+			close(p->probe.fd);
+			p->probe.fd = -1;
+			p->probe.armed = false;
 		}
 	} else if (probe_arm(sw, p)) {
 		/* the probe wakes us; the timer only guards against a lost wake */
-		p->retry_at_ms = sw->now_ms + PROBE_SAFETY_MS;
+		p->dgram.retry_at_ms = sw->now_ms + PROBE_SAFETY_MS;
 		return;
 	}
-	p->backoff_ms = p->backoff_ms ? p->backoff_ms * 2 : 1;
-	if (p->backoff_ms > RETRY_MAX_MS)
-		p->backoff_ms = RETRY_MAX_MS;
-	p->retry_at_ms = sw->now_ms + p->backoff_ms;
+	p->dgram.backoff_ms = p->dgram.backoff_ms ? p->dgram.backoff_ms * 2 : 1;
+	if (p->dgram.backoff_ms > RETRY_MAX_MS)
+		p->dgram.backoff_ms = RETRY_MAX_MS;
+	p->dgram.retry_at_ms = sw->now_ms + p->dgram.backoff_ms;
 }
 
 static void vs_dgram_unblocked(struct vs_port *p)
 {
-	p->backoff_ms = 0;
-	p->retry_at_ms = 0;
-	p->probe_woke = false;
+	p->dgram.backoff_ms = 0;
+	p->dgram.retry_at_ms = 0;
+	p->probe.woke = false;
 }
 
 /* The probe fired, and is disarmed (EPOLLONESHOT): try the port again */
 void vs_dgram_probe_event(struct vs_port *p)
 {
-	if (p->probe_fd < 0)
+	if (p->probe.fd < 0)
 		return;
-	p->probe_armed = false;
-	p->probe_woke = true;
-	p->retry_at_ms = 0;
+	p->probe.armed = false;
+	p->probe.woke = true;
+	p->dgram.retry_at_ms = 0;
 }
 
 /* The peer's socket changed: the probe must watch the new one. */
 static void vs_dgram_probe_reset(struct vs_switch *sw, struct vs_port *p)
 {
-	if (p->probe_fd >= 0) {
-		epoll_ctl(sw->epfd, EPOLL_CTL_DEL, p->probe_fd, NULL);
-		close(p->probe_fd);
+	if (p->probe.fd >= 0) {
+		epoll_ctl(sw->epfd, EPOLL_CTL_DEL, p->probe.fd, NULL);
+		close(p->probe.fd);
 	}
-	p->probe_fd = -1;
-	p->probe_armed = false;
-	p->probe_woke = false;
-	p->probe_q = 0;
+	p->probe.fd = -1;
+	p->probe.armed = false;
+	p->probe.woke = false;
+	p->probe.q = 0;
 }
 
 /* Milliseconds until a backed-off dgram peer should be tried, -1: none. */
@@ -447,8 +447,8 @@ int vs_next_retry_ms(struct vs_switch *sw)
 
 		if (!p || p->dead || p->type != VS_PORT_DGRAM || !p->txq.count)
 			continue;
-		t = p->retry_at_ms > sw->now_ms ?
-		    (int)(p->retry_at_ms - sw->now_ms) : 0;
+		t = p->dgram.retry_at_ms > sw->now_ms ?
+		    (int)(p->dgram.retry_at_ms - sw->now_ms) : 0;
 		if (best < 0 || t < best)
 			best = t;
 	}
@@ -485,9 +485,9 @@ int vs_dgram_rx(struct vs_switch *sw, enum vs_dgram_sock sock)
 /* @p's socket @to is full: the port waits for that one */
 static void blocked(struct vs_switch *sw, struct vs_port *p, unsigned int to)
 {
-	if (p->probe_q != to) {
+	if (p->probe.q != to) {
 		vs_dgram_probe_reset(sw, p);
-		p->probe_q = to;
+		p->probe.q = to;
 	}
 	vs_dgram_blocked(sw, p);
 }
@@ -496,8 +496,8 @@ static bool dgram_ready(const struct vs_switch *sw, const struct vs_port *p,
 			enum vs_dgram_sock sock)
 {
 	return p && !p->dead && p->type == VS_PORT_DGRAM &&
-	       p->dgram_sock == sock &&
-	       p->txq.count && p->retry_at_ms <= sw->now_ms;
+	       p->dgram.sock == sock &&
+	       p->txq.count && p->dgram.retry_at_ms <= sw->now_ms;
 }
 
 /*
@@ -524,7 +524,7 @@ static void send_failed(struct vs_switch *sw, struct vs_port *p,
 			/* a new socket: plain frames, no channels */
 			vs_chan_forget(sw, p, NULL);
 			vs_nego_reset(p);
-			p->chan_ok = false;
+			p->chan.ok = false;
 			/* the probe watched the old socket */
 			vs_dgram_probe_reset(sw, p);
 			return;
@@ -563,14 +563,14 @@ static void tx_msg(struct mmsghdr *mm, struct iovec *iov,
  * /proc/self/fd/N, then the pinned socket file, on every datagram. The
  * connection is made to the pinned socket once and holds that socket, so
  * nothing that happens to the name later can move it. A peer connected to
- * someone else refuses it (EPERM, probe_fd -2) and gets the shared socket.
+ * someone else refuses it (EPERM, probe.fd -2) and gets the shared socket.
  * Negotiating peers keep the switch's address as their frames' source.
  */
 static bool direct(struct vs_switch *sw, struct vs_port *p)
 {
 	if (!vs_dgram_may_direct(p))
 		return false;
-	p->probe_q = 0;
+	p->probe.q = 0;
 	return probe_open(sw, p);
 }
 
@@ -587,7 +587,7 @@ static void flush_direct(struct vs_switch *sw, struct vs_port *p)
 			return;
 		for (n = 0; n < p->txq.count && n < VS_BATCH; n++)
 			tx_msg(&mm[n], iov[n], p, n);
-		r = sendmmsg(p->probe_fd, mm, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		r = sendmmsg(p->probe.fd, mm, n, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (r > 0) {
 			vs_dgram_unblocked(p);
 			for (i = 0; i < (unsigned int)r; i++)
@@ -610,7 +610,7 @@ static void flush_direct(struct vs_switch *sw, struct vs_port *p)
 			/* it connected elsewhere, or our connection is gone */
 			vs_dgram_probe_reset(sw, p);
 			if (err == EPERM)
-				p->probe_fd = -2;
+				p->probe.fd = -2;
 			continue;
 		}
 		send_failed(sw, p, 0, err);
@@ -698,9 +698,9 @@ bool vs_dgram_send_now(struct vs_switch *sw, struct vs_port *p,
 {
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = n };
 
-	if (p->dead || p->type != VS_PORT_DGRAM || !p->tx_vnet ||
-	    p->tx_plain || p->nq || p->txq.count ||
-	    p->retry_at_ms > sw->now_ms || vs_stall_dgram(sw, p))
+	if (p->dead || p->type != VS_PORT_DGRAM || !p->nego.tx_vnet ||
+	    p->nego.tx_plain || p->mq.n || p->txq.count ||
+	    p->dgram.retry_at_ms > sw->now_ms || vs_stall_dgram(sw, p))
 		return false;
 	mh.msg_name = (void *)vs_mq_dst(p, 0, &mh.msg_namelen);
 	if (sendmsg(vs_dgram_fd(sw, p), &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)

@@ -80,7 +80,7 @@ static void fdb_unlink(struct vs_switch *sw, int *link)
 	int idx = *link;
 	struct vs_fdb_entry *e = &fdb->ent[idx];
 
-	if (e->port->nchan)
+	if (e->port->chan.n)
 		vs_chan_forget(sw, e->port, e->mac);
 	*link = e->next;
 	e->port->fdb_count--;
@@ -100,7 +100,7 @@ static bool fdb_expired(const struct vs_switch *sw,
 {
 	return sw->cfg.age &&
 	       sw->now_ms - e->seen_ms >= (uint64_t)sw->cfg.age * 1000 &&
-	       !(e->port->nchan && !e->vlan && vs_chan_holds(e->port, e->mac));
+	       !(e->port->chan.n && !e->vlan && vs_chan_holds(e->port, e->mac));
 }
 
 struct vs_port *vs_fdb_lookup(struct vs_switch *sw, const uint8_t *mac,
@@ -185,7 +185,7 @@ bool vs_fdb_learn(struct vs_switch *sw, struct vs_port *p,
 			vs_mac_str(m, mac);
 			vs_log(sw, 2, "fdb: %s vlan %u moves from port %u to %u",
 			       m, vlan, e->port->id, p->id);
-			if (e->port->nchan)
+			if (e->port->chan.n)
 				vs_chan_forget(sw, e->port, mac);
 			e->port->fdb_count--;
 			e->port = p;

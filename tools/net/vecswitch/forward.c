@@ -146,14 +146,14 @@ static unsigned int pick_queue(const struct vs_port *out, const uint8_t *frame,
 {
 	uint32_t h;
 
-	if (!out->nq)
+	if (!out->mq.n)
 		return 0;
 	/* FNV's low bits follow the last bytes alone: mix the high ones in */
 	h = flow_hash(frame, len);
 	h ^= h >> 16;
 	h *= 0x45d9f3bu;
 	h ^= h >> 16;
-	return h % (1 + out->nq);
+	return h % (1 + out->mq.n);
 }
 
 /* A vhost-user guest is offered TCP segmentation offload, not UDP's */
@@ -199,7 +199,8 @@ static void enqueue(struct vs_switch *sw, struct vs_port *out,
 			return;
 		}
 	}
-	if ((out->tx_vnet && takes_gso(out, *b)) || !vs_buf_needs_plain(*b)) {
+	if ((out->nego.tx_vnet && takes_gso(out, *b)) ||
+	    !vs_buf_needs_plain(*b)) {
 		if (over_mtu(out, frame, len)) {
 			drop(sw, &out->st.tx_oversize, 1);
 			return;
@@ -271,7 +272,7 @@ bool vs_forward_decide(struct vs_switch *sw, struct vs_port *in,
 	in->st.rx_bytes += len;
 	in->qst[k].rx_packets++;
 	in->qst[k].rx_bytes += len;
-	in->unanswered = 0;
+	in->dgram.unanswered = 0;
 	if (gso && gso->type != VIRTIO_NET_HDR_GSO_NONE)
 		in->st.rx_gso++;
 
@@ -323,7 +324,7 @@ static void deliver(struct vs_switch *sw, struct vs_port *in,
 		 * a channel names the source to @out's guest: only for an
 		 * address the table puts on @in now
 		 */
-		if (in->chan_ok && f->out->chan_ok && !f->vlan && f->learned)
+		if (in->chan.ok && f->out->chan.ok && !f->vlan && f->learned)
 			vs_chan_seen(sw, in, f->src, f->out, f->dst);
 		return;
 	}
@@ -373,7 +374,7 @@ bool vs_forward_direct_ok(const struct vs_port *out, const struct vs_gso *gso)
 		     !(gso->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM);
 
 	return !out->dead && !out->txq.count && !out->mtu &&
-	       (plain || (out->tx_vnet &&
+	       (plain || (out->nego.tx_vnet &&
 			  gso->type != VIRTIO_NET_HDR_GSO_UDP_L4));
 }
 

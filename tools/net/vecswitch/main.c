@@ -116,7 +116,7 @@ void vs_dispatch(struct vs_switch *sw, uint64_t tag, uint32_t events)
 			vs_dgram_probe_event(p);
 		else if ((tag & 0xff) == VS_EV_PORT)
 			vs_port_event(sw, p, events);
-		else if (p->vh)
+		else if (p->vhost.vh)
 			vs_vhost_kick(sw, p, (tag & 0xff) == VS_EV_KICK_TX);
 		break;
 	}

@@ -68,8 +68,8 @@ static struct vs_port *cookie_port(struct vs_switch *sw,
 		struct vs_port *p = sw->ports[i];
 
 		if (p && !p->dead && p->type == VS_PORT_DGRAM &&
-		    p->dgram_sock == sock && p->mq_ok &&
-		    cookie_eq(p->mq_cookie, cookie))
+		    p->dgram.sock == sock && p->mq.ok &&
+		    cookie_eq(p->mq.cookie, cookie))
 			return p;
 	}
 	return NULL;
@@ -85,7 +85,7 @@ static bool queue_msg(struct vs_switch *sw, struct vs_port *p, uint8_t type,
 	struct vecnet_msg m;
 
 	vs_msg_init(&m, type);
-	memcpy(m.cookie, p->mq_cookie, sizeof(m.cookie));
+	memcpy(m.cookie, p->mq.cookie, sizeof(m.cookie));
 	return vs_queue_msg(sw, p, &m, to);
 }
 
@@ -105,56 +105,56 @@ bool vs_mq_offer(struct vs_switch *sw, struct vs_port *p)
 			       p->id);
 			return false;
 		}
-		if (!cookie_port(sw, p->dgram_sock, c))
+		if (!cookie_port(sw, p->dgram.sock, c))
 			break;
 	}
 	if (i == COOKIE_TRIES)
 		return false;
-	memcpy(p->mq_cookie, c, sizeof(c));
-	p->mq_ok = queue_msg(sw, p, VECNET_MSG_QUEUES, 0);
-	return p->mq_ok;
+	memcpy(p->mq.cookie, c, sizeof(c));
+	p->mq.ok = queue_msg(sw, p, VECNET_MSG_QUEUES, 0);
+	return p->mq.ok;
 }
 
 /*
- * Socket @k (1..nq) of @p is gone: what was queued for it goes, and the
+ * Socket @k (1..mq.n) of @p is gone: what was queued for it goes, and the
  * sockets after it, with their counters, move down by one.
  */
 void vs_mq_drop(struct vs_port *p, unsigned int k)
 {
 	unsigned int i;
 
-	if (!k || k > p->nq)
+	if (!k || k > p->mq.n)
 		return;
 	vs_queue_drop_to(p, k);
-	vs_peer_unpin(&p->q[k - 1].pin);
-	for (i = k; i < p->nq; i++) {
-		p->q[i - 1] = p->q[i];
+	vs_peer_unpin(&p->mq.q[k - 1].pin);
+	for (i = k; i < p->mq.n; i++) {
+		p->mq.q[i - 1] = p->mq.q[i];
 		p->qst[i] = p->qst[i + 1];
 	}
-	p->nq--;
-	memset(&p->q[p->nq], 0, sizeof(p->q[p->nq]));
-	p->q[p->nq].pin.fd = -1;
-	memset(&p->qst[p->nq + 1], 0, sizeof(p->qst[0]));
+	p->mq.n--;
+	memset(&p->mq.q[p->mq.n], 0, sizeof(p->mq.q[p->mq.n]));
+	p->mq.q[p->mq.n].pin.fd = -1;
+	memset(&p->qst[p->mq.n + 1], 0, sizeof(p->qst[0]));
 }
 
 /* @p starts over, or goes: its queue sockets and cookie are forgotten. */
 void vs_mq_forget(struct vs_port *p)
 {
-	while (p->nq)
-		vs_mq_drop(p, p->nq);
-	p->mq_ok = false;
-	memset(p->mq_cookie, 0, sizeof(p->mq_cookie));
+	while (p->mq.n)
+		vs_mq_drop(p, p->mq.n);
+	p->mq.ok = false;
+	memset(p->mq.cookie, 0, sizeof(p->mq.cookie));
 }
 
-/* Which of @p's queue sockets has address @addr (hash @h): 1 to nq, 0 none */
+/* Which of @p's queue sockets has address @addr (hash @h): 1 to mq.n, 0 none */
 unsigned int vs_mq_sock_of(const struct vs_port *p,
 			   const struct sockaddr_un *addr, socklen_t len,
 			   uint32_t h)
 {
 	unsigned int j;
 
-	for (j = 0; j < p->nq; j++) {
-		const struct vs_mq_sock *q = &p->q[j];
+	for (j = 0; j < p->mq.n; j++) {
+		const struct vs_mq_sock *q = &p->mq.q[j];
 
 		if (q->addr_hash == h && q->addrlen == len &&
 		    !memcmp(&q->addr, addr, len))
@@ -177,7 +177,7 @@ static struct vs_port *vs_mq_find(struct vs_switch *sw,
 	for (i = 0; i < sw->nports; i++) {
 		struct vs_port *p = sw->ports[i];
 
-		if (!p || p->dead || !p->nq || p->dgram_sock != sock)
+		if (!p || p->dead || !p->mq.n || p->dgram.sock != sock)
 			continue;
 		*k = vs_mq_sock_of(p, addr, len, h);
 		if (*k)
@@ -197,8 +197,8 @@ static bool is_main_addr(const struct vs_switch *sw,
 		const struct vs_port *p = sw->ports[i];
 
 		if (p && !p->dead && p->type == VS_PORT_DGRAM &&
-		    p->addr_hash == h && p->addrlen == len &&
-		    !memcmp(&p->addr, addr, len))
+		    p->dgram.addr_hash == h && p->dgram.addrlen == len &&
+		    !memcmp(&p->dgram.addr, addr, len))
 			return true;
 	}
 	return false;
@@ -213,12 +213,12 @@ static const char *refuse(struct vs_switch *sw, uint64_t *reason,
 	return why;
 }
 
-/* Make @addr socket nq + 1 of @p; why not, or NULL */
+/* Make @addr socket mq.n + 1 of @p; why not, or NULL */
 static const char *add_sock(struct vs_switch *sw, struct vs_port *p,
 			    const struct sockaddr_un *addr, socklen_t len,
 			    uint32_t h, const struct ucred *cred)
 {
-	struct vs_mq_sock *q = &p->q[p->nq];
+	struct vs_mq_sock *q = &p->mq.q[p->mq.n];
 	const char *why;
 
 	why = vs_peer_pin(sw, addr, len, cred, &q->pin);
@@ -227,8 +227,8 @@ static const char *add_sock(struct vs_switch *sw, struct vs_port *p,
 	memcpy(&q->addr, addr, len);
 	q->addrlen = len;
 	q->addr_hash = h;
-	p->nq++;
-	memset(&p->qst[p->nq], 0, sizeof(p->qst[0]));
+	p->mq.n++;
+	memset(&p->qst[p->mq.n], 0, sizeof(p->qst[0]));
 	return NULL;
 }
 
@@ -254,7 +254,7 @@ const char *vs_mq_join(struct vs_switch *sw, enum vs_dgram_sock sock,
 	p = cookie_port(sw, sock, msg->cookie);
 	if (!p)
 		return refuse(sw, &sw->st.join_bad_cookie, "no port has that cookie");
-	if (!p->rx_vnet || !p->tx_vnet)
+	if (!p->nego.rx_vnet || !p->nego.tx_vnet)
 		return refuse(sw, &sw->st.join_early, "the port has not sent its MODE");
 	/* pid 0: the sender lives where the switch cannot tell it apart */
 	if (!cred || cred->pid <= 0 || cred->uid != p->owner_uid ||
@@ -272,14 +272,14 @@ const char *vs_mq_join(struct vs_switch *sw, enum vs_dgram_sock sock,
 		queue_msg(sw, p, VECNET_MSG_JOIN, k);
 		return NULL;
 	}
-	if (1 + p->nq >= VS_MQ_MAX)
+	if (1 + p->mq.n >= VS_MQ_MAX)
 		return refuse(sw, &sw->st.join_full, "the port has all its sockets");
 	why = add_sock(sw, p, addr, len, h, cred);
 	if (why)
 		return refuse(sw, &sw->st.join_bad_addr, why);
 	sw->st.rx_join++;
 	vs_log(sw, 1, "port %u (%s): queue socket %u joined", p->id, p->name,
-	       p->nq);
-	queue_msg(sw, p, VECNET_MSG_JOIN, p->nq);
+	       p->mq.n);
+	queue_msg(sw, p, VECNET_MSG_JOIN, p->mq.n);
 	return NULL;
 }

@@ -51,12 +51,12 @@ static void drop_queued(struct vs_port *p)
  */
 void vs_nego_reset(struct vs_port *p)
 {
-	if (p->tx_vnet)
+	if (p->nego.tx_vnet)
 		drop_queued(p);
 	vs_mq_forget(p);
-	p->tx_vnet = false;
-	p->tx_plain = 0;
-	p->rx_vnet = false;
+	p->nego.tx_vnet = false;
+	p->nego.tx_plain = 0;
+	p->nego.rx_vnet = false;
 }
 
 /*
@@ -70,12 +70,12 @@ static bool send_mode(struct vs_switch *sw, struct vs_port *p)
 	vs_msg_init(&m, VECNET_MSG_MODE);
 	/* F_CHAN: only then does the guest let descriptors through */
 	m.mode.flags = htons(VECNET_MSG_F_VNET |
-			     (p->chan_ok ? VECNET_MSG_F_CHAN : 0));
+			     (p->chan.ok ? VECNET_MSG_F_CHAN : 0));
 	m.mode.max_frame = htonl(VS_VNET_FRAME_MAX);
 	if (!vs_queue_msg(sw, p, &m, 0))
 		return false;
-	p->tx_plain = p->txq.count;
-	p->tx_vnet = true;
+	p->nego.tx_plain = p->txq.count;
+	p->nego.tx_vnet = true;
 	return true;
 }
 
@@ -108,12 +108,12 @@ void vs_nego_input(struct vs_switch *sw, struct vs_port *p,
 	flags = ntohs(m->mode.flags);
 	if (m->type == VECNET_MSG_HELLO) {
 		p->st.rx_hello++;
-		if (p->rx_vnet || p->tx_vnet)
+		if (p->nego.rx_vnet || p->nego.tx_vnet)
 			p->st.rx_hello_again++;
 		/* a guest that starts over has closed its channels */
 		vs_chan_restart(sw, p);
 		vs_nego_reset(p);
-		p->chan_ok = vs_chan_allowed(sw, p, flags);
+		p->chan.ok = vs_chan_allowed(sw, p, flags);
 		if (sw->cfg.hub || !(flags & VECNET_MSG_F_VNET))
 			return;
 		if (send_mode(sw, p) && (flags & VECNET_MSG_F_MQ))
@@ -126,9 +126,9 @@ void vs_nego_input(struct vs_switch *sw, struct vs_port *p,
 		p->st.rx_nego_bad++;
 		return;
 	}
-	p->rx_vnet = flags & VECNET_MSG_F_VNET;
+	p->nego.rx_vnet = flags & VECNET_MSG_F_VNET;
 	/* a peer that switched first is answered in kind */
-	if (p->rx_vnet && !p->tx_vnet)
+	if (p->nego.rx_vnet && !p->nego.tx_vnet)
 		send_mode(sw, p);
 }
 
@@ -141,5 +141,5 @@ bool vs_nego_tx_hdr(const struct vs_port *p, unsigned int i,
 {
 	if (b->ctl)
 		return false;
-	return vs_queue_to(p, i) || (p->tx_vnet && i >= p->tx_plain);
+	return vs_queue_to(p, i) || (p->nego.tx_vnet && i >= p->nego.tx_plain);
 }

@@ -116,19 +116,19 @@ void vs_peer_unpin(struct vs_pin *pin)
  */
 bool vs_peer_repin(struct vs_switch *sw, struct vs_port *p)
 {
-	struct ucred cred = { .uid = p->pin.uid };
+	struct ucred cred = { .uid = p->dgram.pin.uid };
 	struct vs_pin pin;
 
-	if (p->pin.fd < 0)
+	if (p->dgram.pin.fd < 0)
 		return false;
-	if (vs_peer_pin(sw, &p->addr, p->addrlen, &cred, &pin))
+	if (vs_peer_pin(sw, &p->dgram.addr, p->dgram.addrlen, &cred, &pin))
 		return false;
-	if (pin.dev == p->pin.dev && pin.ino == p->pin.ino) {
+	if (pin.dev == p->dgram.pin.dev && pin.ino == p->dgram.pin.ino) {
 		vs_peer_unpin(&pin);
 		return false;
 	}
-	vs_peer_unpin(&p->pin);
-	p->pin = pin;
+	vs_peer_unpin(&p->dgram.pin);
+	p->dgram.pin = pin;
 	return true;
 }
 

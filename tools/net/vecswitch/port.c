@@ -46,10 +46,10 @@ struct vs_port *vs_port_new(struct vs_switch *sw, enum vs_port_type type,
 	if (!p->txq.slot || !p->txq.to)
 		goto err_queue;
 	if (type == VS_PORT_STREAM || type == VS_PORT_TAP) {
-		p->rxcap = type == VS_PORT_TAP ? TAP_BUF_LEN :
+		p->stream.rxcap = type == VS_PORT_TAP ? TAP_BUF_LEN :
 			   4 + sw->cfg.max_frame + STREAM_READ_CHUNK;
-		p->rxbuf = malloc(p->rxcap);
-		if (!p->rxbuf)
+		p->stream.rxbuf = malloc(p->stream.rxcap);
+		if (!p->stream.rxbuf)
 			goto err_queue;
 	}
 	p->id = ++sw->next_id;
@@ -58,8 +58,8 @@ struct vs_port *vs_port_new(struct vs_switch *sw, enum vs_port_type type,
 	p->bcast_ms = sw->now_ms;
 	p->type = type;
 	p->fd = fd;
-	p->probe_fd = -1;
-	p->pin.fd = -1;
+	p->probe.fd = -1;
+	p->dgram.pin.fd = -1;
 	p->uplink = type == VS_PORT_TAP;
 	snprintf(p->name, sizeof(p->name), "%s", name);
 
@@ -76,7 +76,7 @@ struct vs_port *vs_port_new(struct vs_switch *sw, enum vs_port_type type,
 	return p;
 
 err_epoll:
-	free(p->rxbuf);
+	free(p->stream.rxbuf);
 err_queue:
 	free(p->txq.slot);
 	free(p->txq.to);
@@ -147,7 +147,7 @@ const char *vs_type_name(enum vs_port_type type)
 /* As the control output shows it: a dgram port with headers is "vnet" */
 const char *vs_port_type_name(const struct vs_port *p)
 {
-	return p->tx_vnet && p->type == VS_PORT_DGRAM ? "vnet" :
+	return p->nego.tx_vnet && p->type == VS_PORT_DGRAM ? "vnet" :
 	       port_type_name[p->type];
 }
 
@@ -182,11 +182,11 @@ void vs_port_remove(struct vs_switch *sw, struct vs_port *p, const char *why)
 		close(p->fd);
 		p->fd = -1;
 	}
-	if (p->probe_fd >= 0) {
-		close(p->probe_fd);
-		p->probe_fd = -2;
+	if (p->probe.fd >= 0) {
+		close(p->probe.fd);
+		p->probe.fd = -2;
 	}
-	vs_peer_unpin(&p->pin);
+	vs_peer_unpin(&p->dgram.pin);
 	vs_mq_forget(p);
 	if (p == sw->tap)
 		sw->tap = NULL;
@@ -197,13 +197,13 @@ static void port_free(struct vs_port *p)
 	vs_queue_drain(p);
 	if (p->fd >= 0)
 		close(p->fd);
-	if (p->probe_fd >= 0)
-		close(p->probe_fd);
-	vs_peer_unpin(&p->pin);
+	if (p->probe.fd >= 0)
+		close(p->probe.fd);
+	vs_peer_unpin(&p->dgram.pin);
 	vs_mq_forget(p);
 	free(p->txq.slot);
 	free(p->txq.to);
-	free(p->rxbuf);
+	free(p->stream.rxbuf);
 	free(p);
 }
 

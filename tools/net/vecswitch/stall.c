@@ -27,16 +27,16 @@
  */
 bool vs_stall_dgram(struct vs_switch *sw, const struct vs_port *p)
 {
-	typeof(sw->sndbuf[0]) *b = &sw->sndbuf[p->dgram_sock];
+	typeof(sw->sndbuf[0]) *b = &sw->sndbuf[p->dgram.sock];
 	uint64_t limit = sw->cfg.unread_limit;
 	int used;
 
 	/* its own socket holds what it has not read, not the shared one */
-	if (b->size <= 0 || (p->probe_fd >= 0 && vs_dgram_may_direct(p)))
+	if (b->size <= 0 || (p->probe.fd >= 0 && vs_dgram_may_direct(p)))
 		return false;
 	if (limit > (uint64_t)b->size / 4)
 		limit = b->size / 4;
-	if (p->unanswered <= limit)
+	if (p->dgram.unanswered <= limit)
 		return false;
 	if (b->asked_ms != sw->now_ms) {
 		b->asked_ms = sw->now_ms;

@@ -37,9 +37,9 @@ static void seen_idle(struct vs_switch *sw, const struct sockaddr_un *addr,
 	for (i = 0; i < sw->nports; i++) {
 		struct vs_port *p = sw->ports[i];
 
-		if (p && p->type == VS_PORT_DGRAM && p->addrlen == len &&
-		    !memcmp(&p->addr, addr, len))
-			p->idle_gen = gen;
+		if (p && p->type == VS_PORT_DGRAM && p->dgram.addrlen == len &&
+		    !memcmp(&p->dgram.addr, addr, len))
+			p->dgram.idle_gen = gen;
 	}
 }
 
@@ -198,5 +198,6 @@ void vs_diag_refresh(struct vs_switch *sw)
 /* Was @p's receive queue empty in one of the last two dumps? */
 bool vs_diag_reading(const struct vs_switch *sw, const struct vs_port *p)
 {
-	return sw->diag.fd >= 0 && p->idle_gen && sw->diag.gen - p->idle_gen <= 1;
+	return sw->diag.fd >= 0 && p->dgram.idle_gen &&
+	       sw->diag.gen - p->dgram.idle_gen <= 1;
 }

@@ -327,6 +327,77 @@ enum vs_port_type {
 	VS_PORT_VHOST,			/* a vhost-user frontend (vhost_port.c) */
 };
 
+/*
+ * A port's state is grouped by the feature that owns it, each group in a
+ * struct of its own below, most of them for dgram peers alone.  The
+ * groups keep the order the fields had: what the forwarding path reads
+ * for every frame (the head of struct vs_port, nego, the head of dgram,
+ * txq and st) stays where it was.
+ */
+
+/* dgram peers: their socket, where it is, and their pace (dgram.c, peer.c) */
+struct vs_port_dgram {
+	enum vs_dgram_sock sock;	/* the switch's socket it sent to */
+	unsigned int backoff_ms;
+	uint64_t retry_at_ms;		/* 0: not backing off */
+	uint64_t unanswered;		/* bytes sent since it last sent a frame */
+	uint64_t idle_gen;		/* dump that last saw its queue empty */
+	/* the guest's bound address, and where it was found */
+	struct sockaddr_un addr;
+	socklen_t addrlen;
+	uint32_t addr_hash;
+	struct vs_pin pin;
+};
+
+/* dgram peers: a socket connected to the guest, see vs_dgram_blocked() */
+struct vs_port_probe {
+	int fd;				/* -1: none yet, -2: unusable */
+	unsigned int q;			/* the socket of the guest's it watches */
+	bool armed;
+	bool woke;
+};
+
+/* dgram peers: virtio-net headers as negotiated (nego.c) */
+struct vs_port_nego {
+	bool rx_vnet;
+	bool tx_vnet;
+	unsigned int tx_plain;		/* queued entries that still go plain */
+};
+
+/* dgram peers: shortcut channels to other guests (chan.c) */
+struct vs_port_chan {
+	bool ok;			/* its HELLO asked for channels */
+	unsigned int n;
+	struct vs_chan *ch[VS_CHAN_PORT_MAX];
+	unsigned int cap_hold;		/* captures naming it: no channels */
+	uint64_t offer_ms;		/* its last channel offer */
+};
+
+/*
+ * dgram peers: a multiqueue guest's cookie, valid while ok, and the queue
+ * sockets that joined with it (n, socket 0 not counted) (mq.c)
+ */
+struct vs_port_mq {
+	bool ok;
+	uint8_t cookie[VECNET_MSG_COOKIE_LEN];
+	unsigned int n;
+	struct vs_mq_sock q[VS_MQ_MAX - 1];
+};
+
+/* stream ports: partial input and output (conn.c) */
+struct vs_port_stream {
+	uint8_t *rxbuf;
+	size_t rxlen;
+	size_t rxcap;
+	size_t tx_off;			/* bytes of the head frame already written */
+};
+
+/* vhost-user ports: the frontend, and whether its queue holds more */
+struct vs_port_vhost {
+	struct vs_vhost *vh;
+	bool busy;
+};
+
 struct vs_port {
 	unsigned int id;		/* never reused while the switch runs */
 	unsigned int slot;		/* index in sw->ports */
@@ -336,55 +407,22 @@ struct vs_port {
 	bool dead;			/* removed; freed at the end of the loop turn */
 	bool want_out;			/* EPOLLOUT armed */
 	bool locked;			/* --mac-lock: lock_mac is set */
-	enum vs_dgram_sock dgram_sock;	/* dgram peers: the socket it sent to */
-	/* dgram peers: headers as negotiated (nego.c) */
-	bool rx_vnet;
-	bool tx_vnet;
-	unsigned int tx_plain;		/* queued entries that still go plain */
-	bool chan_ok;			/* its HELLO asked for channels */
-	unsigned int nchan;
-	struct vs_chan *chan[VS_CHAN_PORT_MAX];
-	unsigned int cap_hold;		/* captures naming it: no channels */
-	uint64_t chan_ms;		/* its last channel offer */
+	struct vs_port_nego nego;
+	struct vs_port_chan chan;
 	unsigned int mtu;		/* tap: the interface's MTU, 0 unknown */
 	uint8_t lock_mac[6];
 	char name[VS_NAME_LEN];
 
-	/* dgram peers: the guest's bound address, and where it was found */
-	struct sockaddr_un addr;
-	socklen_t addrlen;
-	uint32_t addr_hash;
-	struct vs_pin pin;
-	uint64_t unanswered;		/* bytes sent since it last sent a frame */
-	uint64_t idle_gen;		/* dump that last saw its queue empty */
-	uint64_t retry_at_ms;		/* 0: not backing off */
-	unsigned int backoff_ms;
-	int probe_fd;			/* see vs_dgram_blocked(); -2: unusable */
-	unsigned int probe_q;		/* the socket of the guest's it watches */
-	bool probe_armed;
-	bool probe_woke;
-
-	/*
-	 * dgram peers: a multiqueue guest's cookie, valid while mq_ok, and
-	 * the queue sockets that joined with it (nq, socket 0 not counted)
-	 */
-	bool mq_ok;
-	uint8_t mq_cookie[VECNET_MSG_COOKIE_LEN];
-	unsigned int nq;
-	struct vs_mq_sock q[VS_MQ_MAX - 1];
+	struct vs_port_dgram dgram;
+	struct vs_port_probe probe;
+	struct vs_port_mq mq;
+	/* frames and bytes by socket: 0 every port's own, k mq.q[k - 1] */
 	struct vs_queue_stats qst[VS_MQ_MAX];
 
-	/* vhost-user ports: the frontend, and whether its queue holds more */
-	struct vs_vhost *vh;
-	bool vh_busy;
+	struct vs_port_vhost vhost;
 	/* what its type must undo before the port goes (vhost-user) */
 	void (*detach)(struct vs_switch *sw, struct vs_port *p);
-
-	/* stream ports: partial input and output */
-	uint8_t *rxbuf;
-	size_t rxlen;
-	size_t rxcap;
-	size_t tx_off;			/* bytes of the head frame already written */
+	struct vs_port_stream stream;
 
 	unsigned int fdb_count;
 	bool has_owner;			/* the user below is known */
@@ -741,7 +779,7 @@ static inline const struct sockaddr_un *vs_mq_dst(const struct vs_port *p,
 						  unsigned int k,
 						  socklen_t *len)
 {
-	const struct vs_pin *pin = k ? &p->q[k - 1].pin : &p->pin;
+	const struct vs_pin *pin = k ? &p->mq.q[k - 1].pin : &p->dgram.pin;
 
 	*len = pin->dstlen;
 	return &pin->dst;
@@ -758,7 +796,7 @@ static inline int vs_dgram_sock_fd(const struct vs_switch *sw,
 static inline int vs_dgram_fd(const struct vs_switch *sw,
 			      const struct vs_port *p)
 {
-	return vs_dgram_sock_fd(sw, p->dgram_sock);
+	return vs_dgram_sock_fd(sw, p->dgram.sock);
 }
 
 /*
@@ -767,7 +805,8 @@ static inline int vs_dgram_fd(const struct vs_switch *sw,
  */
 static inline bool vs_dgram_may_direct(const struct vs_port *p)
 {
-	return p->dgram_sock == VS_SOCK_DGRAM && !p->st.rx_hello && !p->nq && p->probe_fd != -2;
+	return p->dgram.sock == VS_SOCK_DGRAM && !p->st.rx_hello &&
+	       !p->mq.n && p->probe.fd != -2;
 }
 
 /* A port's frames sent, dropped or still queued: see tx_wanted */

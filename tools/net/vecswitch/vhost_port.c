@@ -67,7 +67,8 @@ const unsigned int vs_vhost_stat_count = ARRAY_SIZE(vs_vhost_stat_desc);
  */
 const void *vs_vhost_stats(const struct vs_port *p)
 {
-	return p->type == VS_PORT_VHOST && p->vh ? &p->vh->st : NULL;
+	return p->type == VS_PORT_VHOST && p->vhost.vh ?
+	       &p->vhost.vh->st : NULL;
 }
 
 /*
@@ -80,7 +81,7 @@ const void *vs_vhost_stats(const struct vs_port *p)
 static void log_broken(struct vs_switch *sw, const struct vs_port *p)
 {
 	static uint64_t second, lines;
-	const struct vs_vhost *v = p->vh;
+	const struct vs_vhost *v = p->vhost.vh;
 	char req[32] = "";
 
 	if (sw->now_ms / 1000 != second) {
@@ -107,15 +108,15 @@ static bool gone(struct vs_switch *sw, struct vs_port *p)
 {
 	if (p->dead)
 		return true;
-	vs_vh_sigbus_seen(p->vh);
-	if (!p->vh->broken)
+	vs_vh_sigbus_seen(p->vhost.vh);
+	if (!p->vhost.vh->broken)
 		return false;
 	/* a frontend that closed its connection did nothing wrong */
-	if (strcmp(p->vh->broken, "closed")) {
+	if (strcmp(p->vhost.vh->broken, "closed")) {
 		sw->st.vhost_broken++;
 		log_broken(sw, p);
 	}
-	vs_port_remove(sw, p, p->vh->broken);
+	vs_port_remove(sw, p, p->vhost.vh->broken);
 	return true;
 }
 
@@ -124,13 +125,13 @@ static void detach(struct vs_switch *sw, struct vs_port *p)
 {
 	VH_ENV(env, ctx, sw, p);
 
-	if (p->vh_busy) {
-		p->vh_busy = false;
+	if (p->vhost.busy) {
+		p->vhost.busy = false;
 		sw->vh_busy--;
 	}
-	vs_vh_fini(p->vh, &env);
-	free(p->vh);
-	p->vh = NULL;
+	vs_vh_fini(p->vhost.vh, &env);
+	free(p->vhost.vh);
+	p->vhost.vh = NULL;
 }
 
 int vs_vhost_attach(struct vs_switch *sw, struct vs_port *p)
@@ -138,14 +139,14 @@ int vs_vhost_attach(struct vs_switch *sw, struct vs_port *p)
 	static bool sigbus_set;
 
 	(void)sw;
-	p->vh = malloc(sizeof(*p->vh));
-	if (!p->vh)
+	p->vhost.vh = malloc(sizeof(*p->vhost.vh));
+	if (!p->vhost.vh)
 		return -1;
 	if (!sigbus_set) {
 		vs_vh_sigbus_init();
 		sigbus_set = true;
 	}
-	vs_vh_init(p->vh, p->fd, p->has_owner ? p->owner_pid : 0);
+	vs_vh_init(p->vhost.vh, p->fd, p->has_owner ? p->owner_pid : 0);
 	p->detach = detach;
 	return 0;
 }
@@ -232,7 +233,7 @@ static void tell(struct vs_switch *sw, struct vh_told *t)
 	for (i = 0; i < t->n; i++) {
 		if (t->p[i]->dead)
 			continue;
-		vs_vq_notify(t->p[i]->vh, VS_VH_RXQ);
+		vs_vq_notify(t->p[i]->vhost.vh, VS_VH_RXQ);
 		gone(sw, t->p[i]);
 	}
 	t->n = 0;
@@ -265,7 +266,7 @@ static bool direct(struct vs_switch *sw, struct vs_port *in,
 		   unsigned int len, struct vh_told *t)
 {
 	struct iovec iov[VS_VH_IOV_MAX + 2];
-	struct vs_vhost *dv = out->vh;
+	struct vs_vhost *dv = out->vhost.vh;
 	uint8_t oh[12] = { 0 };
 	unsigned int n;
 
@@ -276,7 +277,7 @@ static bool direct(struct vs_switch *sw, struct vs_port *in,
 	iov[0].iov_len = dv->hdr_len;
 	iov[1].iov_base = (void *)head;
 	iov[1].iov_len = hl;
-	n = 2 + slice(f, in->vh->hdr_len + hl, iov + 2);
+	n = 2 + slice(f, in->vhost.vh->hdr_len + hl, iov + 2);
 	if (vs_vq_deliver(dv, iov, n, dv->hdr_len + len))
 		return false;
 	sw->st.vhost_direct++;
@@ -300,14 +301,15 @@ static bool direct_dgram(struct vs_switch *sw, struct vs_port *in,
 {
 	struct iovec iov[VS_VH_IOV_MAX + 2];
 	uint8_t oh[VS_VNET_HDR_LEN];
+	unsigned int n;
 
 	memcpy(oh, hdr, sizeof(oh));
 	iov[0].iov_base = oh;
 	iov[0].iov_len = sizeof(oh);
 	iov[1].iov_base = (void *)head;
 	iov[1].iov_len = hl;
-	if (!vs_dgram_send_now(sw, out, iov,
-			       2 + slice(f, in->vh->hdr_len + hl, iov + 2), len))
+	n = 2 + slice(f, in->vhost.vh->hdr_len + hl, iov + 2);
+	if (!vs_dgram_send_now(sw, out, iov, n, len))
 		return false;
 	sw->st.vhost_direct++;
 	return true;
@@ -324,7 +326,7 @@ static void tx_frame(struct vs_switch *sw, struct vs_port *p,
 		     const struct vs_vh_frame *f, struct vh_told *t)
 {
 	uint8_t hdr[12], head[VS_FWD_HEAD_LEN];
-	struct vs_vhost *v = p->vh;
+	struct vs_vhost *v = p->vhost.vh;
 	struct vs_gso gso;
 	struct vs_fwd fw;
 	struct vs_buf *b;
@@ -375,9 +377,9 @@ static void tx_frame(struct vs_switch *sw, struct vs_port *p,
 
 static void set_busy(struct vs_switch *sw, struct vs_port *p, bool on)
 {
-	if (p->vh_busy == on)
+	if (p->vhost.busy == on)
 		return;
-	p->vh_busy = on;
+	p->vhost.busy = on;
 	if (on)
 		sw->vh_busy++;
 	else
@@ -391,7 +393,7 @@ static void set_busy(struct vs_switch *sw, struct vs_port *p, bool on)
  */
 static void tx_poll(struct vs_switch *sw, struct vs_port *p)
 {
-	struct vs_vhost *v = p->vh;
+	struct vs_vhost *v = p->vhost.vh;
 	struct vh_told t = { .n = 0 };
 	struct vs_vh_frame f;
 	unsigned int n = 0;
@@ -426,7 +428,7 @@ static void tx_poll(struct vs_switch *sw, struct vs_port *p)
  */
 void vs_vhost_flush(struct vs_switch *sw, struct vs_port *p)
 {
-	struct vs_vhost *v = p->vh;
+	struct vs_vhost *v = p->vhost.vh;
 
 	p->want_out = false;
 	while (p->txq.count) {
@@ -473,10 +475,10 @@ void vs_vhost_flush(struct vs_switch *sw, struct vs_port *p)
  */
 static void note_features(struct vs_port *p)
 {
-	const struct vs_vhost *v = p->vh;
+	const struct vs_vhost *v = p->vhost.vh;
 
-	p->rx_vnet = true;
-	p->tx_vnet = vs_vh_has(v, VN_F_GUEST_CSUM) &&
+	p->nego.rx_vnet = true;
+	p->nego.tx_vnet = vs_vh_has(v, VN_F_GUEST_CSUM) &&
 		     vs_vh_has(v, VN_F_GUEST_TSO4) &&
 		     vs_vh_has(v, VN_F_GUEST_TSO6);
 }
@@ -485,7 +487,7 @@ void vs_vhost_input(struct vs_switch *sw, struct vs_port *p)
 {
 	VH_ENV(env, ctx, sw, p);
 
-	vs_vh_input(p->vh, &env);
+	vs_vh_input(p->vhost.vh, &env);
 	if (gone(sw, p))
 		return;
 	note_features(p);
@@ -497,7 +499,7 @@ void vs_vhost_input(struct vs_switch *sw, struct vs_port *p)
 
 void vs_vhost_kick(struct vs_switch *sw, struct vs_port *p, unsigned int q)
 {
-	vs_vq_drain_kick(p->vh, q);
+	vs_vq_drain_kick(p->vhost.vh, q);
 	if (gone(sw, p))
 		return;
 	if (q == VS_VH_TXQ)
@@ -514,7 +516,7 @@ void vs_vhost_poll_busy(struct vs_switch *sw)
 	for (i = 0; i < sw->nports && sw->vh_busy; i++) {
 		struct vs_port *p = sw->ports[i];
 
-		if (p && !p->dead && p->vh_busy)
+		if (p && !p->dead && p->vhost.busy)
 			tx_poll(sw, p);
 	}
 }

@@ -208,7 +208,7 @@ void fz_check(struct vs_switch *sw)
 
 			FZ_ASSERT(b->refcnt >= 1);
 			/* a queue socket's entry has one to go to */
-			FZ_ASSERT(vs_queue_to(p, j) <= p->nq);
+			FZ_ASSERT(vs_queue_to(p, j) <= p->mq.n);
 			/*
 			 * a MODE is the last entry sent plain; QUEUES and
 			 * JOIN acks (mq.c) follow it
@@ -216,11 +216,12 @@ void fz_check(struct vs_switch *sw)
 			if (b->ctl) {
 				FZ_ASSERT(b->len == VECNET_MSG_LEN);
 				FZ_ASSERT(b->data[5] != VECNET_MSG_MODE ||
-					  j + 1 == p->tx_plain);
+					  j + 1 == p->nego.tx_plain);
 				continue;
 			}
 			FZ_ASSERT(b->len >= ETH_HLEN_MIN &&
-				  b->len <= (p->tx_vnet ? VS_VNET_FRAME_MAX :
+				  b->len <= (p->nego.tx_vnet ?
+					     VS_VNET_FRAME_MAX :
 					     sw->cfg.max_frame));
 			/* what goes without a header is a finished frame */
 			FZ_ASSERT(vs_nego_tx_hdr(p, j, b) ||

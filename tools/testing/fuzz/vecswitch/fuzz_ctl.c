@@ -98,7 +98,7 @@ static void check_capture(struct vs_switch *sw, struct vs_ctl_conn *c)
 	vs_capture_free(sw, c);
 	FZ_ASSERT(!sw->ncap && !sw->cap_all);
 	for (i = 0; i < sw->nports; i++)
-		FZ_ASSERT(!sw->ports[i] || !sw->ports[i]->cap_hold);
+		FZ_ASSERT(!sw->ports[i] || !sw->ports[i]->chan.cap_hold);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

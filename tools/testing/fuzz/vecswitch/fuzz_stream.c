@@ -64,14 +64,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!n)
 			n = 256;
 		/* recv() never reads more than the room left */
-		if (n > p->rxcap - p->rxlen)
-			n = p->rxcap - p->rxlen;
+		if (n > p->stream.rxcap - p->stream.rxlen)
+			n = p->stream.rxcap - p->stream.rxlen;
 		FZ_ASSERT(n > 0);
 		chunk = fz_bytes(&in, n, &got);
-		memcpy(p->rxbuf + p->rxlen, chunk, got);
+		memcpy(p->stream.rxbuf + p->stream.rxlen, chunk, got);
 		memcpy(seen + seen_len, chunk, got);
 		seen_len += got;
-		p->rxlen += got;
+		p->stream.rxlen += got;
 		vs_stream_rx(&sw, p);
 		fz_check(&sw);
 		fz_drain(&sw);
@@ -82,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FZ_ASSERT(p->st.rx_bad_len == bad);
 	/* what is left over is the partial frame at the end, no more */
 	if (!bad)
-		FZ_ASSERT(p->rxlen < 4 + sw.cfg.max_frame);
+		FZ_ASSERT(p->stream.rxlen < 4 + sw.cfg.max_frame);
 	free(seen);
 	fz_switch_fini(&sw);
 	return 0;
