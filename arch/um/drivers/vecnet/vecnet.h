@@ -462,7 +462,6 @@ struct vecnet_dev {
 	bool chan_want;			/* offered in the HELLO */
 	unsigned int nchan;		/* ACTIVE ones, tx.lock */
 	int chan_sndbuf;
-	int rx_fd_in;			/* NAPI: a descriptor that came along */
 	struct work_struct chan_work;
 	struct vecnet_chan chan[VECNET_CHAN_MAX];
 };
@@ -537,7 +536,8 @@ int vecnet_nego_setup(struct vecnet_dev *vn, const char *val,
 void vecnet_nego_start(struct vecnet_dev *vn);
 void vecnet_nego_stop(struct vecnet_dev *vn);
 void vecnet_nego_tick(struct vecnet_dev *vn);
-bool vecnet_nego_rx(struct vecnet_dev *vn, const u8 *m, unsigned int len);
+bool vecnet_nego_rx(struct vecnet_dev *vn, const u8 *m, unsigned int len,
+		    int *fd);
 bool vecnet_nego_carrier_ok(const struct vecnet_dev *vn);
 bool vecnet_nego_plain(const struct vecnet_dev *vn);
 bool vecnet_nego_join_ack(struct vecnet_queue *q, const u8 *m,

@@ -40,7 +40,6 @@ static void vecnet_dev_init(struct net_device *dev,
 	vn->rx_depth = cfg->rx_depth;
 	vn->tx_depth = cfg->tx_depth;
 	vecnet_chan_init(vn);
-	vn->rx_fd_in = -1;
 
 	snprintf(dev->name, IFNAMSIZ, "vec%u", cfg->index);
 	vecnet_set_ethtool_ops(dev);

@@ -188,10 +188,13 @@ static void vecnet_nego_agreed(struct vecnet_dev *vn)
 }
 
 /*
- * From NAPI: a datagram of @len bytes, shorter than an Ethernet header.
- * Returns true when it was a negotiation message (taken or counted).
+ * From NAPI: a datagram of @len bytes, shorter than an Ethernet header,
+ * and in *@fd (@fd not NULL) a descriptor that came with it, which a CHAN
+ * message takes: *@fd is -1 then.  Returns true when it was a negotiation
+ * message (taken or counted).
  */
-bool vecnet_nego_rx(struct vecnet_dev *vn, const u8 *m, unsigned int len)
+bool vecnet_nego_rx(struct vecnet_dev *vn, const u8 *m, unsigned int len,
+		    int *fd)
 {
 	const struct vecnet_msg *msg = (const void *)m;
 	u16 flags;
@@ -208,8 +211,10 @@ bool vecnet_nego_rx(struct vecnet_dev *vn, const u8 *m, unsigned int len)
 	}
 	switch (msg->type) {
 	case VECNET_MSG_CHAN:
-		vecnet_chan_offer(vn, msg->mac, vn->rx_fd_in);
-		vn->rx_fd_in = -1;
+		/* vecnet_chan_offer() keeps the descriptor or drops it */
+		vecnet_chan_offer(vn, msg->mac, fd ? *fd : -1);
+		if (fd)
+			*fd = -1;
 		return true;
 	case VECNET_MSG_UNCHAN:
 		vecnet_chan_revoke(vn, msg->mac);

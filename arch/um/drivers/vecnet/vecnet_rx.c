@@ -167,16 +167,18 @@ static void vecnet_rx_drop(struct vecnet_queue *q, unsigned int i)
 
 /*
  * A negotiating link: a datagram shorter than a frame may be a message
- * of the negotiation; one from a peer that agreed to headers has its
+ * of the negotiation, which may take the descriptor at @fd (see
+ * vecnet_nego_rx()); one from a peer that agreed to headers has its
  * header in front of the frame.  Returns the header's length, or -1 when
  * the datagram was taken.
  */
 static int vecnet_rx_nego(struct vecnet_queue *q, unsigned int i,
-			  unsigned int len, struct virtio_net_hdr *vh)
+			  unsigned int len, struct virtio_net_hdr *vh, int *fd)
 {
 	const u8 *data = q->rx.skbs[i]->data;
 
-	if (unlikely(len < ETH_HLEN) && vecnet_nego_rx(q->vn, data, len)) {
+	if (unlikely(len < ETH_HLEN) &&
+	    vecnet_nego_rx(q->vn, data, len, fd)) {
 		vecnet_rx_slot(q, i);
 		return -1;
 	}
@@ -233,21 +235,25 @@ static int vecnet_rx_chan(struct vecnet_queue *q, const struct vecnet_chan *c,
 /* The header in front of datagram @i: -1 when it was taken or dropped */
 static int vecnet_rx_inline_hdr(struct vecnet_queue *q,
 				const struct vecnet_chan *c, unsigned int i,
-				unsigned int len, struct virtio_net_hdr *vh)
+				unsigned int len, struct virtio_net_hdr *vh,
+				int *fd)
 {
 	if (c)
 		return vecnet_rx_chan(q, c, i, len, vh);
 	if (q->index)
 		return vecnet_rx_mq(q, i, len, vh);
-	return vecnet_rx_nego(q, i, len, vh);
+	return vecnet_rx_nego(q, i, len, vh, fd);
 }
 
 /*
- * Datagram @i up the stack.  Returns how many frames beyond one it made
- * (a super-frame cut while rx-gro-hw is off), for NAPI's budget.
+ * Datagram @i up the stack; @fd, when not NULL, points to a descriptor
+ * that came with it, which a message may take (setting it to -1).
+ * Returns how many frames beyond one it made (a super-frame cut while
+ * rx-gro-hw is off), for NAPI's budget.
  */
 static unsigned int vecnet_rx_frame(struct vecnet_queue *q,
-				    const struct vecnet_chan *c, unsigned int i)
+				    const struct vecnet_chan *c, unsigned int i,
+				    int *fd)
 {
 	struct user_msghdr *h = &q->rx.msgs[i].msg_hdr;
 	unsigned int len = q->rx.msgs[i].msg_len;
@@ -269,7 +275,7 @@ static unsigned int vecnet_rx_frame(struct vecnet_queue *q,
 	if (vn->flags & VECNET_TF_VNET_HDR)
 		vh = (const void *)(rx->hdrs + i * vn->rx_hdr_len);
 	if (c || (vn->flags & VECNET_TF_NEGOTIATE)) {
-		extra = vecnet_rx_inline_hdr(q, c, i, len, &inline_hdr);
+		extra = vecnet_rx_inline_hdr(q, c, i, len, &inline_hdr, fd);
 		if (extra < 0)
 			return 0;
 		if (extra)
@@ -339,22 +345,20 @@ static unsigned int vecnet_rx_frame(struct vecnet_queue *q,
 static unsigned int vecnet_rx_one(struct vecnet_queue *q,
 				  const struct vecnet_chan *c, unsigned int i)
 {
-	struct vecnet_dev *vn = q->vn;
 	unsigned int dropped = 0, more;
+	int fd;
 
 	/* only queue 0 has room for them: the switch hands channels there */
 	if (q->index || likely(!q->rx.msgs[i].msg_hdr.msg_controllen))
-		return vecnet_rx_frame(q, c, i);
-	vn->rx_fd_in = vecnet_user_msg_fd(&q->rx.msgs[i], &dropped);
+		return vecnet_rx_frame(q, c, i, NULL);
+	fd = vecnet_user_msg_fd(&q->rx.msgs[i], &dropped);
 	if (unlikely(dropped))
 		vecnet_xstats_add_n(q, VECNET_XS_NAPI,
 				    vecnet_xs_off(rx_fds_dropped), dropped);
 	/* a CHAN message from the switch takes it (vecnet_nego_rx) */
-	more = vecnet_rx_frame(q, c, i);
-	if (unlikely(vn->rx_fd_in >= 0)) {
-		vecnet_chan_drop_fd(vn, vn->rx_fd_in);
-		vn->rx_fd_in = -1;
-	}
+	more = vecnet_rx_frame(q, c, i, &fd);
+	if (unlikely(fd >= 0))
+		vecnet_chan_drop_fd(q->vn, fd);
 	return more;
 }
 
