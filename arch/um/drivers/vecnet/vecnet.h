@@ -160,7 +160,7 @@ void vecnet_err_set(struct vecnet_err *err, const char *fmt, ...) __printf(2, 3)
 #define VECNET_TF_CHARDEV	BIT(3)
 /* The host may hand over super-frames at any time: size receive for them */
 #define VECNET_TF_RX_GSO	BIT(4)
-/* Transmit writes to a character device on vn->tx_fd (hybrid) */
+/* Transmit writes to a character device on vn->host.tx_fd (hybrid) */
 #define VECNET_TF_TX_CHARDEV	BIT(5)
 /* Headers as agreed with the peer (vecnet_nego.c), not always or never */
 #define VECNET_TF_NEGOTIATE	BIT(6)
@@ -203,7 +203,7 @@ struct vecnet_transport {
 	int (*setup)(struct vecnet_dev *vn, const struct vecnet_args *args,
 		     struct vecnet_err *err);
 	/*
-	 * Create vn->fd (queue 0) and, with VECNET_TF_MQ, vn->q[i].fd for
+	 * Create vn->host.fd (queue 0) and, with VECNET_TF_MQ, vn->q[i].fd for
 	 * the vn->nq - 1 queues after it; the carrier starts off if the
 	 * peer is not there
 	 */
@@ -219,7 +219,7 @@ struct vecnet_transport {
 	 * and the carrier stays as it is, else a negative errno
 	 */
 	int (*probe_peer)(struct vecnet_dev *vn);
-	/* Optional: fill vn->tx_hdr_len bytes in front of a frame */
+	/* Optional: fill vn->host.tx_hdr_len bytes in front of a frame */
 	int (*build_header)(struct vecnet_dev *vn, struct sk_buff *skb,
 			    void *hdr);
 	/*
@@ -344,7 +344,7 @@ struct vecnet_qstats {
 /*
  * One receive/transmit pair with its own host descriptor, interrupts
  * and NAPI.  Queue 0 is the device's main one: its descriptors are
- * vn->fd and vn->tx_fd, which the transports own, it carries the
+ * vn->host.fd and vn->host.tx_fd, which the transports own, it carries the
  * negotiation and the shortcut channels, and its tx.lock guards their
  * state.  Another queue's tx.lock nests inside queue 0's, never the
  * other way round.
@@ -394,15 +394,18 @@ struct vecnet_chan {
 	u64 stall_ns;		/* tx.lock: first "later" of a run, 0: none */
 };
 
-struct vecnet_dev {
-	struct net_device *dev;
-	struct list_head list;
-	struct vecnet_config cfg;
-	const struct vecnet_transport *transport;
-	void *tpriv;
-	/* VECNET_TF_*: the transport's, and what its options added */
-	u32 flags;
+/*
+ * A device's state is grouped by the feature that owns it, each group in
+ * a struct of its own.  What the transmit and receive paths read for
+ * every frame stays in two runs of a few cache lines: at the head of
+ * struct vecnet_dev the transport, its flags, the host end (host) and
+ * the headers agreed (nego); after the queues, which are large, their
+ * number, the live mask (mq), the rings' shape and coalescing, and the
+ * head of chan.  The work items and the channels' slots come last.
+ */
 
+/* The host end as the transport opened it, and what leads a frame there */
+struct vecnet_host {
 	/* queue 0's descriptor */
 	int fd;
 	/* Queue 0's transmit descriptor when it is not fd (hybrid), else -1 */
@@ -415,18 +418,68 @@ struct vecnet_dev {
 	/* Destination for unconnected transports (gre, l2tpv3) */
 	void *tx_addr;
 	unsigned int tx_addr_len;
+};
 
-	/* the queues while up: vn->nq of them */
-	struct vecnet_queue q[VECNET_QUEUES_MAX];
-	unsigned int nq;
-	/* threaded NAPI was turned on for several queues (vecnet_spread_napi) */
-	bool napi_spread;
+/* virtio-net headers agreed with the peer (vecnet_nego.c) */
+struct vecnet_nego {
+	u8 want;			/* VECNET_VNET_* */
+	bool rx_vnet;			/* NAPI: the peer's frames carry one */
+	bool tx_vnet;			/* tx.lock: ours do */
+	bool agreed;
+	unsigned int tries;
+};
+
+/* Queues after the first (vecnet_nego.c, vecnet_tx.c) */
+struct vecnet_mq {
 	/*
 	 * The queues transmit may use, a bit each, written under the
 	 * queue's tx.lock.  A unixdgram queue after the first joins once
 	 * the switch has said so (vecnet_nego.c); the others always.
 	 */
 	unsigned long live;
+	/* threaded NAPI turned on for several queues (vecnet_spread_napi) */
+	bool napi_spread;
+	/*
+	 * The switch's QUEUES cookie, which the further queues' JOINs show;
+	 * written under every queue's tx.lock, so any one of them reads it
+	 */
+	bool cookie_ok;
+	u8 cookie[6];
+};
+
+/* Shortcut channels to other guests (vecnet_chan.c) */
+struct vecnet_chans {
+	bool want;			/* offered in the HELLO */
+	unsigned int n;			/* ACTIVE ones, tx.lock */
+	int sndbuf;
+	struct work_struct work;
+	struct vecnet_chan ch[VECNET_CHAN_MAX];
+};
+
+/* The peer looked for while it is lost, and announcements to it */
+struct vecnet_link {
+	struct delayed_work work;
+	unsigned int backoff_ms;
+	/* Gratuitous ARP and unsolicited NA once the peer can hear them */
+	struct delayed_work announce_work;
+	unsigned int announce_waits;	/* for the link watch, see there */
+};
+
+struct vecnet_dev {
+	struct net_device *dev;
+	struct list_head list;
+	struct vecnet_config cfg;
+	const struct vecnet_transport *transport;
+	void *tpriv;
+	/* VECNET_TF_*: the transport's, and what its options added */
+	u32 flags;
+	struct vecnet_host host;
+	struct vecnet_nego nego;
+
+	/* the queues while up: vn->nq of them */
+	struct vecnet_queue q[VECNET_QUEUES_MAX];
+	unsigned int nq;
+	struct vecnet_mq mq;
 	/* rx-gro-hw taken out of hw_features while small rings exist */
 	bool gro_hw_held;
 	/* RTNL: vecnet_open() succeeded, vecnet_stop() has not run since */
@@ -439,43 +492,20 @@ struct vecnet_dev {
 	u32 tx_usecs;
 	bool tx_adaptive;		/* ethtool -C adaptive-tx */
 
-	struct delayed_work link_work;
-	unsigned int link_backoff_ms;
-	/* Gratuitous ARP and unsolicited NA once the peer can hear them */
-	struct delayed_work announce_work;
-	unsigned int announce_waits;	/* for the link watch, see there */
-
-	/* virtio-net headers agreed with the peer (vecnet_nego.c) */
-	u8 vnet_want;			/* VECNET_VNET_* */
-	bool rx_vnet;			/* NAPI: the peer's frames carry one */
-	bool tx_vnet;			/* tx.lock: ours do */
-	bool nego_agreed;
-	unsigned int nego_tries;
-	/*
-	 * The switch's QUEUES cookie, which the further queues' JOINs show;
-	 * written under every queue's tx.lock, so any one of them reads it
-	 */
-	bool mq_cookie_ok;
-	u8 mq_cookie[6];
-
-	/* shortcut channels (vecnet_chan.c) */
-	bool chan_want;			/* offered in the HELLO */
-	unsigned int nchan;		/* ACTIVE ones, tx.lock */
-	int chan_sndbuf;
-	struct work_struct chan_work;
-	struct vecnet_chan chan[VECNET_CHAN_MAX];
+	struct vecnet_chans chan;
+	struct vecnet_link link;
 };
 
-/* Queue 0's descriptors are the transport's vn->fd and vn->tx_fd */
+/* Queue 0's descriptors are the transport's vn->host.fd and vn->host.tx_fd */
 static inline int vecnet_q_fd(const struct vecnet_queue *q)
 {
-	return q->index ? q->fd : q->vn->fd;
+	return q->index ? q->fd : q->vn->host.fd;
 }
 
 static inline int vecnet_tx_fd(const struct vecnet_queue *q)
 {
-	if (!q->index && q->vn->tx_fd >= 0)
-		return q->vn->tx_fd;
+	if (!q->index && q->vn->host.tx_fd >= 0)
+		return q->vn->host.tx_fd;
 	return vecnet_q_fd(q);
 }
 

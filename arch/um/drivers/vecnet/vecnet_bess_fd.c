@@ -94,10 +94,10 @@ static int vecnet_bess_open(struct vecnet_dev *vn)
 	struct vecnet_bess *bess = vn->tpriv;
 	int fd;
 
-	vn->conn = true;
+	vn->host.conn = true;
 	fd = vecnet_bess_connect(vn);
 	if (fd >= 0) {
-		vn->fd = fd;
+		vn->host.fd = fd;
 		return 0;
 	}
 	if (fd == -ENAMETOOLONG || fd == -EADDRINUSE || fd == -EACCES) {
@@ -115,7 +115,7 @@ static int vecnet_bess_open(struct vecnet_dev *vn)
 	fd = vecnet_user_unix_seqpacket(NULL, NULL);
 	if (fd < 0)
 		return fd;
-	vn->fd = fd;
+	vn->host.fd = fd;
 	return -ENOTCONN;
 }
 
@@ -234,7 +234,7 @@ static int vecnet_fd_setup(struct vecnet_dev *vn,
 	}
 	list_add(&vfd->list, &vecnet_fds);
 	mutex_unlock(&vecnet_fds_lock);
-	vn->conn = type == SOCK_SEQPACKET;
+	vn->host.conn = type == SOCK_SEQPACKET;
 	vn->tpriv = vfd;
 	return 0;
 }
@@ -243,14 +243,14 @@ static int vecnet_fd_open(struct vecnet_dev *vn)
 {
 	struct vecnet_fd *vfd = vn->tpriv;
 
-	vn->fd = vfd->fd;
+	vn->host.fd = vfd->fd;
 	return 0;
 }
 
 /* The descriptor is the owner's: down leaves it open */
 static void vecnet_fd_close(struct vecnet_dev *vn)
 {
-	vn->fd = -1;
+	vn->host.fd = -1;
 }
 
 static void vecnet_fd_destroy(struct vecnet_dev *vn)

@@ -68,7 +68,7 @@ static void vecnet_chan_tell(struct vecnet_dev *vn, const u8 *mac)
 
 	vecnet_msg_init(&m, VECNET_MSG_UNCHAN);
 	memcpy(m.mac, mac, ETH_ALEN);
-	vecnet_user_send(vn->fd, &m, sizeof(m));
+	vecnet_user_send(vn->host.fd, &m, sizeof(m));
 }
 
 /*
@@ -77,18 +77,18 @@ static void vecnet_chan_tell(struct vecnet_dev *vn, const u8 *mac)
  */
 static void vecnet_chan_drop(struct vecnet_dev *vn, unsigned int idx, bool tell)
 {
-	struct vecnet_chan *c = &vn->chan[idx];
+	struct vecnet_chan *c = &vn->chan.ch[idx];
 
 	if (c->state != VECNET_CHAN_PENDING && c->state != VECNET_CHAN_ACTIVE)
 		return;
 	if (c->state == VECNET_CHAN_ACTIVE)
-		vn->nchan--;
+		vn->chan.n--;
 	WRITE_ONCE(c->state, VECNET_CHAN_DYING);
 	/* what waits for it goes to the switch, which forwards it */
 	vecnet_tx_unsteer(&vn->q[0], idx);
 	if (tell)
 		vecnet_chan_tell(vn, c->mac);
-	schedule_work(&vn->chan_work);
+	schedule_work(&vn->chan.work);
 }
 
 static void vecnet_chan_kill(struct vecnet_dev *vn, unsigned int idx)
@@ -110,7 +110,7 @@ static int vecnet_chan_find(const struct vecnet_dev *vn, const u8 *mac)
 	unsigned int i;
 
 	for (i = 0; i < VECNET_CHAN_MAX; i++) {
-		const struct vecnet_chan *c = &vn->chan[i];
+		const struct vecnet_chan *c = &vn->chan.ch[i];
 
 		if ((c->state == VECNET_CHAN_PENDING ||
 		     c->state == VECNET_CHAN_ACTIVE) &&
@@ -150,7 +150,7 @@ int vecnet_chan_start(struct vecnet_dev *vn)
 	static DEFINE_MUTEX(closer_lock);
 	int err;
 
-	if (!vn->chan_want)
+	if (!vn->chan.want)
 		return 0;
 	mutex_lock(&closer_lock);
 	err = vecnet_user_closer_start();
@@ -169,7 +169,7 @@ int vecnet_chan_start(struct vecnet_dev *vn)
  */
 void vecnet_chan_allow_fds(struct vecnet_dev *vn, bool allow)
 {
-	vecnet_user_pass_fds(vn->fd, allow && vn->chan_want);
+	vecnet_user_pass_fds(vn->host.fd, allow && vn->chan.want);
 }
 
 /*
@@ -180,16 +180,16 @@ void vecnet_chan_offer(struct vecnet_dev *vn, const u8 *mac, int fd)
 {
 	int i, err = -EINVAL;
 
-	if (fd < 0 || !vn->chan_want || !is_valid_ether_addr(mac) ||
+	if (fd < 0 || !vn->chan.want || !is_valid_ether_addr(mac) ||
 	    ether_addr_equal(mac, vn->dev->dev_addr))
 		goto refuse;
 	/* a datagram socket of ours from here on, with room for a ring */
-	err = vecnet_user_chan_setup(fd, vn->chan_sndbuf);
+	err = vecnet_user_chan_setup(fd, vn->chan.sndbuf);
 	if (err)
 		goto refuse;
 	spin_lock(&vn->q[0].tx.lock);
 	err = -EPROTO;
-	if (!vn->tx_vnet || !READ_ONCE(vn->rx_vnet))
+	if (!vn->nego.tx_vnet || !READ_ONCE(vn->nego.rx_vnet))
 		goto refuse_locked;
 	/* a new channel to the same address replaces the old one */
 	i = vecnet_chan_find(vn, mac);
@@ -197,17 +197,17 @@ void vecnet_chan_offer(struct vecnet_dev *vn, const u8 *mac, int fd)
 		vecnet_chan_kill(vn, i);
 	err = -ENOSPC;
 	for (i = 0; i < VECNET_CHAN_MAX; i++)
-		if (!vecnet_chan_used(&vn->chan[i]))
+		if (!vecnet_chan_used(&vn->chan.ch[i]))
 			break;
 	if (i == VECNET_CHAN_MAX)
 		goto refuse_locked;
-	vn->chan[i].fd = fd;
-	vn->chan[i].irq = 0;
-	vn->chan[i].stall_ns = 0;
-	ether_addr_copy(vn->chan[i].mac, mac);
-	WRITE_ONCE(vn->chan[i].state, VECNET_CHAN_PENDING);
+	vn->chan.ch[i].fd = fd;
+	vn->chan.ch[i].irq = 0;
+	vn->chan.ch[i].stall_ns = 0;
+	ether_addr_copy(vn->chan.ch[i].mac, mac);
+	WRITE_ONCE(vn->chan.ch[i].state, VECNET_CHAN_PENDING);
 	spin_unlock(&vn->q[0].tx.lock);
-	schedule_work(&vn->chan_work);
+	schedule_work(&vn->chan.work);
 	return;
 
 refuse_locked:
@@ -244,7 +244,7 @@ u8 vecnet_chan_pick(const struct vecnet_dev *vn, const struct sk_buff *skb)
 	if (skb_headlen(skb) < ETH_HLEN || eth->h_proto == htons(ETH_P_8021Q))
 		return VECNET_CHAN_NONE;
 	for (i = 0; i < VECNET_CHAN_MAX; i++) {
-		const struct vecnet_chan *c = &vn->chan[i];
+		const struct vecnet_chan *c = &vn->chan.ch[i];
 
 		if (c->state == VECNET_CHAN_ACTIVE &&
 		    ether_addr_equal(c->mac, eth->h_dest))
@@ -265,7 +265,7 @@ bool vecnet_chan_dest(const struct vecnet_dev *vn, const struct sk_buff *skb)
 	if (skb_headlen(skb) < ETH_HLEN || is_multicast_ether_addr(eth->h_dest))
 		return false;
 	for (i = 0; i < VECNET_CHAN_MAX; i++) {
-		const struct vecnet_chan *c = &vn->chan[i];
+		const struct vecnet_chan *c = &vn->chan.ch[i];
 
 		if (READ_ONCE(c->state) == VECNET_CHAN_ACTIVE &&
 		    ether_addr_equal(c->mac, eth->h_dest))
@@ -284,7 +284,7 @@ bool vecnet_chan_dest(const struct vecnet_dev *vn, const struct sk_buff *skb)
  */
 bool vecnet_chan_send_failed(struct vecnet_dev *vn, unsigned int idx, int err)
 {
-	struct vecnet_chan *c = &vn->chan[idx];
+	struct vecnet_chan *c = &vn->chan.ch[idx];
 	u64 now;
 
 	switch (err) {
@@ -313,7 +313,7 @@ bool vecnet_chan_send_failed(struct vecnet_dev *vn, unsigned int idx, int err)
 /* Called with tx.lock held: channel @idx took frames */
 void vecnet_chan_sent(struct vecnet_dev *vn, unsigned int idx)
 {
-	vn->chan[idx].stall_ns = 0;
+	vn->chan.ch[idx].stall_ns = 0;
 }
 
 /*
@@ -353,12 +353,12 @@ static irqreturn_t vecnet_chan_interrupt(int irq, void *data)
 static void vecnet_chan_work(struct work_struct *work)
 {
 	struct vecnet_dev *vn = container_of(work, struct vecnet_dev,
-					     chan_work);
+					     chan.work);
 	unsigned long dying = 0;
 	unsigned int i;
 
 	for (i = 0; i < VECNET_CHAN_MAX; i++) {
-		struct vecnet_chan *c = &vn->chan[i];
+		struct vecnet_chan *c = &vn->chan.ch[i];
 		int irq;
 
 		if (READ_ONCE(c->state) != VECNET_CHAN_PENDING)
@@ -371,7 +371,7 @@ static void vecnet_chan_work(struct work_struct *work)
 		if (irq > 0 && c->state == VECNET_CHAN_PENDING) {
 			/* NAPI reads fd once it sees ACTIVE */
 			smp_store_release(&c->state, VECNET_CHAN_ACTIVE);
-			vn->nchan++;
+			vn->chan.n++;
 			vecnet_count_tx(vn, chan_opened);
 			netdev_dbg(vn->dev, "shortcut channel to %pM\n", c->mac);
 		} else if (c->state == VECNET_CHAN_PENDING) {
@@ -384,14 +384,14 @@ static void vecnet_chan_work(struct work_struct *work)
 		napi_schedule(&vn->q[0].napi);
 	}
 	for (i = 0; i < VECNET_CHAN_MAX; i++)
-		if (READ_ONCE(vn->chan[i].state) == VECNET_CHAN_DYING)
+		if (READ_ONCE(vn->chan.ch[i].state) == VECNET_CHAN_DYING)
 			__set_bit(i, &dying);
 	if (!dying)
 		return;
 	/* NAPI may be reading them still: it reads under RCU */
 	synchronize_net();
 	for_each_set_bit(i, &dying, VECNET_CHAN_MAX) {
-		struct vecnet_chan *c = &vn->chan[i];
+		struct vecnet_chan *c = &vn->chan.ch[i];
 
 		if (c->irq > 0)
 			um_free_irq(c->irq, c);
@@ -409,22 +409,22 @@ static void vecnet_chan_work(struct work_struct *work)
 /* The device goes down, NAPI and transmit are off: close every channel */
 void vecnet_chan_close_all(struct vecnet_dev *vn)
 {
-	if (!vn->chan_want)
+	if (!vn->chan.want)
 		return;
 	spin_lock_bh(&vn->q[0].tx.lock);
 	vecnet_chan_kill_all(vn);
 	spin_unlock_bh(&vn->q[0].tx.lock);
 	/* the work closes what is DYING, PENDING ones included */
-	flush_work(&vn->chan_work);
+	flush_work(&vn->chan.work);
 }
 
 void vecnet_chan_init(struct vecnet_dev *vn)
 {
 	unsigned int i;
 
-	INIT_WORK(&vn->chan_work, vecnet_chan_work);
+	INIT_WORK(&vn->chan.work, vecnet_chan_work);
 	for (i = 0; i < VECNET_CHAN_MAX; i++) {
-		vn->chan[i].vn = vn;
-		vn->chan[i].fd = -1;
+		vn->chan.ch[i].vn = vn;
+		vn->chan.ch[i].fd = -1;
 	}
 }

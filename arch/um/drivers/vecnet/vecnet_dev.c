@@ -35,8 +35,8 @@ static void vecnet_dev_init(struct net_device *dev,
 	vn->cfg = *cfg;
 	vn->cfg.args = NULL;
 	vn->transport = cfg->transport;
-	vn->fd = -1;
-	vn->tx_fd = -1;
+	vn->host.fd = -1;
+	vn->host.tx_fd = -1;
 	vn->rx_depth = cfg->rx_depth;
 	vn->tx_depth = cfg->tx_depth;
 	vecnet_chan_init(vn);

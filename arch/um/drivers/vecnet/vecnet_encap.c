@@ -135,15 +135,15 @@ static void vecnet_encap_peer(struct vecnet_dev *vn, struct vecnet_encap *en)
 		en->peer.in6.sin6_family = AF_INET6;
 		en->peer.in6.sin6_port = htons(en->dstport);
 		memcpy(&en->peer.in6.sin6_addr, en->dst, 16);
-		vn->tx_addr_len = sizeof(en->peer.in6);
+		vn->host.tx_addr_len = sizeof(en->peer.in6);
 	} else {
 		en->peer.in.sin_family = AF_INET;
 		en->peer.in.sin_port = htons(en->dstport);
 		memcpy(&en->peer.in.sin_addr, en->dst, 4);
-		vn->tx_addr_len = sizeof(en->peer.in);
+		vn->host.tx_addr_len = sizeof(en->peer.in);
 	}
-	vn->tx_addr = &en->peer;
-	vn->name_len = sizeof(struct sockaddr_in6);
+	vn->host.tx_addr = &en->peer;
+	vn->host.name_len = sizeof(struct sockaddr_in6);
 }
 
 static struct vecnet_encap *vecnet_encap_alloc(struct vecnet_dev *vn,
@@ -177,8 +177,8 @@ static int vecnet_gre_setup(struct vecnet_dev *vn,
 	en->pin = vecnet_arg_u32(args, "pin_sequence", 0);
 	vecnet_encap_peer(vn, en);
 	/* an IPv4 raw socket hands over the IP header; IPv6 does not */
-	vn->rx_hdr_len = (en->v6 ? 0 : sizeof(struct iphdr)) + 4;
-	vn->tx_hdr_len = 4 + (en->tx_id_set ? 4 : 0) + (en->seq ? 4 : 0);
+	vn->host.rx_hdr_len = (en->v6 ? 0 : sizeof(struct iphdr)) + 4;
+	vn->host.tx_hdr_len = 4 + (en->tx_id_set ? 4 : 0) + (en->seq ? 4 : 0);
 	vn->tpriv = en;
 	return 0;
 }
@@ -236,10 +236,10 @@ static int vecnet_l2tpv3_setup(struct vecnet_dev *vn,
 	vecnet_encap_peer(vn, en);
 	/* UDP: version word and session; IP: the session after the header */
 	if (en->udp)
-		vn->rx_hdr_len = 8;
+		vn->host.rx_hdr_len = 8;
 	else
-		vn->rx_hdr_len = (en->v6 ? 0 : sizeof(struct iphdr)) + 4;
-	vn->tx_hdr_len = (en->udp ? 8 : 4) + en->tx_cookie_len +
+		vn->host.rx_hdr_len = (en->v6 ? 0 : sizeof(struct iphdr)) + 4;
+	vn->host.tx_hdr_len = (en->udp ? 8 : 4) + en->tx_cookie_len +
 			 (en->seq ? 4 : 0);
 	vn->tpriv = en;
 	return 0;
@@ -282,7 +282,7 @@ static int vecnet_encap_open(struct vecnet_dev *vn)
 				   vn->transport->name, en->src, fd);
 		return fd;
 	}
-	vn->fd = fd;
+	vn->host.fd = fd;
 	return 0;
 }
 
@@ -370,8 +370,8 @@ static int vecnet_encap_peek(struct vecnet_dev *vn, const void *hdr,
 
 	if (!vecnet_encap_from_peer(en, src))
 		return -EINVAL;
-	memcpy(buf, hdr, vn->rx_hdr_len);
-	memcpy(buf + vn->rx_hdr_len, frame, n - vn->rx_hdr_len);
+	memcpy(buf, hdr, vn->host.rx_hdr_len);
+	memcpy(buf + vn->host.rx_hdr_len, frame, n - vn->host.rx_hdr_len);
 	*have = n;
 	if (en->v6 || en->udp)
 		return 0;
@@ -414,7 +414,7 @@ static int vecnet_gre_verify(struct vecnet_dev *vn, const void *hdr,
 		off += 4;
 	if (off > have)
 		return -EINVAL;
-	return off - vn->rx_hdr_len;
+	return off - vn->host.rx_hdr_len;
 }
 
 static int vecnet_l2tpv3_verify(struct vecnet_dev *vn, const void *hdr,
@@ -453,7 +453,7 @@ static int vecnet_l2tpv3_verify(struct vecnet_dev *vn, const void *hdr,
 		off += 4;
 	if (off > have)
 		return -EINVAL;
-	return off - vn->rx_hdr_len;
+	return off - vn->host.rx_hdr_len;
 }
 
 const struct vecnet_transport vecnet_gre = {

@@ -136,10 +136,11 @@ static int vecnet_poll(struct napi_struct *napi, int budget)
 static void vecnet_announce_work(struct work_struct *work)
 {
 	struct vecnet_dev *vn = container_of(to_delayed_work(work),
-					     struct vecnet_dev, announce_work);
+					     struct vecnet_dev,
+					     link.announce_work);
 
 	if (!rtnl_trylock()) {
-		schedule_delayed_work(&vn->announce_work, 1);
+		schedule_delayed_work(&vn->link.announce_work, 1);
 		return;
 	}
 	/*
@@ -151,13 +152,13 @@ static void vecnet_announce_work(struct work_struct *work)
 	 */
 	if (netif_running(vn->dev) && netif_carrier_ok(vn->dev) &&
 	    !netif_oper_up(vn->dev) &&
-	    vn->announce_waits++ < VECNET_ANNOUNCE_WAITS) {
+	    vn->link.announce_waits++ < VECNET_ANNOUNCE_WAITS) {
 		rtnl_unlock();
-		schedule_delayed_work(&vn->announce_work,
+		schedule_delayed_work(&vn->link.announce_work,
 				      msecs_to_jiffies(VECNET_ANNOUNCE_WAIT_MS));
 		return;
 	}
-	vn->announce_waits = 0;
+	vn->link.announce_waits = 0;
 	if (netif_running(vn->dev) && netif_carrier_ok(vn->dev))
 		__netdev_notify_peers(vn->dev);
 	rtnl_unlock();
@@ -174,7 +175,7 @@ static void vecnet_link_present(struct vecnet_dev *vn, bool restarted)
 	bool was_on = netif_carrier_ok(dev);
 
 	/* nego_tries is 0 once the peer was lost: a new one is asked */
-	if (restarted || !vn->nego_tries)
+	if (restarted || !vn->nego.tries)
 		vecnet_nego_start(vn);
 	else
 		vecnet_nego_tick(vn);
@@ -187,11 +188,11 @@ static void vecnet_link_present(struct vecnet_dev *vn, bool restarted)
 		netif_carrier_on(dev);
 		vecnet_count_link(vn, peer_back);
 		netdev_info(dev, "peer back, carrier on\n");
-		schedule_delayed_work(&vn->announce_work, 0);
+		schedule_delayed_work(&vn->link.announce_work, 0);
 	} else if (was_on && restarted) {
 		vecnet_count_link(vn, peer_back);
 		netdev_info(dev, "peer restarted\n");
-		schedule_delayed_work(&vn->announce_work, 0);
+		schedule_delayed_work(&vn->link.announce_work, 0);
 	}
 	vecnet_kick(vn);
 }
@@ -200,7 +201,7 @@ static void vecnet_link_present(struct vecnet_dev *vn, bool restarted)
 static void vecnet_link_work(struct work_struct *work)
 {
 	struct vecnet_dev *vn = container_of(to_delayed_work(work),
-					     struct vecnet_dev, link_work);
+					     struct vecnet_dev, link.work);
 	struct net_device *dev = vn->dev;
 	unsigned int delay = VECNET_LINK_CHECK_MS;
 	int err;
@@ -211,21 +212,21 @@ static void vecnet_link_work(struct work_struct *work)
 		 * The carrier was on when the probe looked; a send may have
 		 * taken it away since, and the probe has no say in that.
 		 */
-		vn->link_backoff_ms = VECNET_LINK_MIN_MS;
+		vn->link.backoff_ms = VECNET_LINK_MIN_MS;
 	} else if (err >= 0) {
 		vecnet_link_present(vn, err == VECNET_PEER_NEW);
-		vn->link_backoff_ms = VECNET_LINK_MIN_MS;
+		vn->link.backoff_ms = VECNET_LINK_MIN_MS;
 	} else {
 		if (vecnet_peer_gone(vn, err) && netif_carrier_ok(dev)) {
 			spin_lock_bh(&vn->q[0].tx.lock);
 			vecnet_peer_lost(vn);
 			spin_unlock_bh(&vn->q[0].tx.lock);
 		}
-		delay = vn->link_backoff_ms;
-		vn->link_backoff_ms = min(vn->link_backoff_ms * 2,
+		delay = vn->link.backoff_ms;
+		vn->link.backoff_ms = min(vn->link.backoff_ms * 2,
 					  VECNET_LINK_CHECK_MS);
 	}
-	schedule_delayed_work(&vn->link_work, msecs_to_jiffies(delay));
+	schedule_delayed_work(&vn->link.work, msecs_to_jiffies(delay));
 }
 
 /* ---- host descriptors and interrupts ------------------------------------ */
@@ -235,15 +236,15 @@ void vecnet_close_fd(struct vecnet_dev *vn)
 {
 	unsigned int i;
 
-	if (vn->tx_fd >= 0)
-		vecnet_user_close(vn->tx_fd);
-	vn->tx_fd = -1;
+	if (vn->host.tx_fd >= 0)
+		vecnet_user_close(vn->host.tx_fd);
+	vn->host.tx_fd = -1;
 	/* what a switch passed may wait in queue 0's socket still */
-	if (vn->fd >= 0 && vn->chan_want)
-		vecnet_chan_close_sock(vn, vn->fd);
-	else if (vn->fd >= 0)
-		vecnet_user_close(vn->fd);
-	vn->fd = -1;
+	if (vn->host.fd >= 0 && vn->chan.want)
+		vecnet_chan_close_sock(vn, vn->host.fd);
+	else if (vn->host.fd >= 0)
+		vecnet_user_close(vn->host.fd);
+	vn->host.fd = -1;
 	for (i = 1; i < VECNET_QUEUES_MAX; i++) {
 		if (vn->q[i].fd >= 0)
 			vecnet_user_close(vn->q[i].fd);
@@ -384,8 +385,8 @@ int vecnet_replace_fd(struct vecnet_dev *vn, int fd)
 	spin_lock_bh(&q->tx.lock);
 	vecnet_tx_drop_all(q);
 	spin_unlock_bh(&q->tx.lock);
-	vecnet_user_close(vn->fd);
-	vn->fd = fd;
+	vecnet_user_close(vn->host.fd);
+	vn->host.fd = fd;
 	err = vecnet_q_irqs_request(q);
 	netif_napi_set_irq_locked(&q->napi, err ? -1 : q->rx_irq);
 	napi_enable_locked(&q->napi);
@@ -416,12 +417,12 @@ static int vecnet_open(struct net_device *dev)
 	vn->tx_depth = vn->cfg.tx_depth;
 	vn->nq = vn->cfg.queues;
 	vn->batch = vn->cfg.vec ? vn->rx_depth : 1;
-	vn->link_backoff_ms = VECNET_LINK_MIN_MS;
+	vn->link.backoff_ms = VECNET_LINK_MIN_MS;
 	for (i = 0; i < vn->nq; i++)
 		vecnet_q_reset(&vn->q[i]);
 	/* a negotiating link's further queues wait for the switch's word */
-	vn->mq_cookie_ok = false;
-	vn->live = vn->flags & VECNET_TF_NEGOTIATE ? BIT(0) :
+	vn->mq.cookie_ok = false;
+	vn->mq.live = vn->flags & VECNET_TF_NEGOTIATE ? BIT(0) :
 						      GENMASK(vn->nq - 1, 0);
 	/* An rx-gro-hw request made while up takes effect now */
 	netdev_update_features(dev);
@@ -449,9 +450,9 @@ static int vecnet_open(struct net_device *dev)
 	vecnet_napis_link(vn, true);
 
 	/* nothing fails from here on: the link works may run (vecnet_stop) */
-	enable_delayed_work(&vn->link_work);
-	enable_delayed_work(&vn->announce_work);
-	vn->nego_tries = 0;
+	enable_delayed_work(&vn->link.work);
+	enable_delayed_work(&vn->link.announce_work);
+	vn->nego.tries = 0;
 	if (peer_there)
 		vecnet_nego_start(vn);
 	/* vnet=1: the carrier waits for the headers to be agreed */
@@ -460,7 +461,7 @@ static int vecnet_open(struct net_device *dev)
 	else
 		netif_carrier_off(dev);
 	if (vn->transport->probe_peer)
-		schedule_delayed_work(&vn->link_work,
+		schedule_delayed_work(&vn->link.work,
 				      msecs_to_jiffies(peer_there ?
 						       VECNET_LINK_CHECK_MS :
 						       VECNET_LINK_MIN_MS));
@@ -469,7 +470,7 @@ static int vecnet_open(struct net_device *dev)
 	vecnet_kick(vn);
 	/* Runs once the device is up, after this returns */
 	if (peer_there)
-		schedule_delayed_work(&vn->announce_work, 0);
+		schedule_delayed_work(&vn->link.announce_work, 0);
 	vn->opened = true;
 	return 0;
 
@@ -496,13 +497,13 @@ static int vecnet_stop(struct net_device *dev)
 	 * peer lost in NAPI's last receive would queue it again.  It may
 	 * have queued the announcement, disabled once NAPI is off too.
 	 */
-	disable_delayed_work_sync(&vn->link_work);
+	disable_delayed_work_sync(&vn->link.work);
 	netif_tx_disable(dev);
 	vecnet_napis_link(vn, false);
 	vecnet_irqs_free(vn, vn->nq);
 	vecnet_napis_del(vn);
-	disable_delayed_work_sync(&vn->announce_work);
-	vn->announce_waits = 0;
+	disable_delayed_work_sync(&vn->link.announce_work);
+	vn->link.announce_waits = 0;
 	for (i = 0; i < vn->nq; i++) {
 		hrtimer_cancel(&vn->q[i].tx_timer);
 		hrtimer_cancel(&vn->q[i].retry_timer);
@@ -513,7 +514,7 @@ static int vecnet_stop(struct net_device *dev)
 	vn->transport->close(vn);
 	netif_carrier_off(dev);
 	vecnet_nego_stop(vn);
-	vn->live = 0;
+	vn->mq.live = 0;
 	/* With the rings gone, a pending rx-gro-hw request may apply */
 	netdev_update_features(dev);
 	return 0;
@@ -665,7 +666,7 @@ static int vecnet_set_mac(struct net_device *dev, void *addr)
 	if (err || !netif_running(dev))
 		return err;
 	/* the other guests' channels know us by the old address */
-	if (vn->chan_want) {
+	if (vn->chan.want) {
 		spin_lock_bh(&vn->q[0].tx.lock);
 		vecnet_chan_kill_all(vn);
 		spin_unlock_bh(&vn->q[0].tx.lock);
@@ -709,8 +710,8 @@ void vecnet_add_flags(struct vecnet_dev *vn, u32 flags)
 
 	vn->flags |= flags;
 	if (flags & VECNET_TF_VNET_HDR) {
-		vn->rx_hdr_len = sizeof(struct virtio_net_hdr);
-		vn->tx_hdr_len = sizeof(struct virtio_net_hdr);
+		vn->host.rx_hdr_len = sizeof(struct virtio_net_hdr);
+		vn->host.tx_hdr_len = sizeof(struct virtio_net_hdr);
 		dev->hw_features |= VECNET_VNET_FEATURES | NETIF_F_GRO_HW;
 		dev->features |= VECNET_VNET_FEATURES;
 	}
@@ -721,7 +722,7 @@ void vecnet_add_flags(struct vecnet_dev *vn, u32 flags)
 	 * stack allows that only with receive checksums.
 	 */
 	if (flags & VECNET_TF_NEGOTIATE) {
-		vn->tx_hdr_len = sizeof(struct virtio_net_hdr);
+		vn->host.tx_hdr_len = sizeof(struct virtio_net_hdr);
 		dev->features |= NETIF_F_RXCSUM;
 	}
 	/*
@@ -751,9 +752,9 @@ void vecnet_spread_napi(struct net_device *dev)
 	 * Once: the first time the device has more than one queue.  After
 	 * that, threaded is what the user makes it.
 	 */
-	if (vn->napi_spread || dev->real_num_tx_queues <= 1)
+	if (vn->mq.napi_spread || dev->real_num_tx_queues <= 1)
 		return;
-	vn->napi_spread = true;
+	vn->mq.napi_spread = true;
 	if (!dev->threaded &&
 	    dev_set_threaded(dev, NETDEV_NAPI_THREADED_ENABLED))
 		netdev_warn(dev, "no NAPI threads: every queue polls on CPU 0\n");
@@ -786,11 +787,11 @@ void vecnet_core_init(struct vecnet_dev *vn)
 
 	for (i = 0; i < VECNET_QUEUES_MAX; i++)
 		vecnet_q_init(vn, i);
-	INIT_DELAYED_WORK(&vn->link_work, vecnet_link_work);
-	INIT_DELAYED_WORK(&vn->announce_work, vecnet_announce_work);
+	INIT_DELAYED_WORK(&vn->link.work, vecnet_link_work);
+	INIT_DELAYED_WORK(&vn->link.announce_work, vecnet_announce_work);
 	/* enabled while the device is up (vecnet_open, vecnet_stop) */
-	disable_delayed_work(&vn->link_work);
-	disable_delayed_work(&vn->announce_work);
+	disable_delayed_work(&vn->link.work);
+	disable_delayed_work(&vn->link.announce_work);
 	dev->netdev_ops = &vecnet_netdev_ops;
 	netif_carrier_off(dev);
 }

@@ -45,7 +45,7 @@
 
 static bool vecnet_nego_wanted(const struct vecnet_dev *vn)
 {
-	return vn->vnet_want != VECNET_VNET_OFF;
+	return vn->nego.want != VECNET_VNET_OFF;
 }
 
 /*
@@ -75,13 +75,13 @@ static void vecnet_nego_queue(struct vecnet_dev *vn, u8 type, u16 flags)
 static void vecnet_nego_send_mode(struct vecnet_dev *vn)
 {
 	vecnet_nego_queue(vn, VECNET_MSG_MODE, VECNET_MSG_F_VNET);
-	WRITE_ONCE(vn->tx_vnet, true);
+	WRITE_ONCE(vn->nego.tx_vnet, true);
 }
 
 /* What a HELLO asks for */
 static u16 vecnet_nego_hello_flags(const struct vecnet_dev *vn)
 {
-	return VECNET_MSG_F_VNET | (vn->chan_want ? VECNET_MSG_F_CHAN : 0) |
+	return VECNET_MSG_F_VNET | (vn->chan.want ? VECNET_MSG_F_CHAN : 0) |
 	       (vn->nq > 1 ? VECNET_MSG_F_MQ : 0);
 }
 
@@ -92,9 +92,9 @@ static void vecnet_nego_join(struct vecnet_dev *vn)
 	unsigned int i;
 
 	vecnet_msg_init(&m, VECNET_MSG_JOIN);
-	memcpy(m.cookie, vn->mq_cookie, VECNET_MSG_COOKIE_LEN);
+	memcpy(m.cookie, vn->mq.cookie, VECNET_MSG_COOKIE_LEN);
 	for (i = 1; i < vn->nq; i++)
-		if (!test_bit(i, &vn->live))
+		if (!test_bit(i, &vn->mq.live))
 			vecnet_user_send(vn->q[i].fd, &m, sizeof(m));
 }
 
@@ -105,9 +105,9 @@ static void vecnet_nego_queues(struct vecnet_dev *vn,
 	spin_lock(&vn->q[0].tx.lock);
 	/* a new cookie: the joins made with the old one are gone */
 	vecnet_mq_unjoin_all(vn);
-	if (vn->nq > 1 && vn->tx_vnet) {
-		memcpy(vn->mq_cookie, m->cookie, VECNET_MSG_COOKIE_LEN);
-		vn->mq_cookie_ok = true;
+	if (vn->nq > 1 && vn->nego.tx_vnet) {
+		memcpy(vn->mq.cookie, m->cookie, VECNET_MSG_COOKIE_LEN);
+		vn->mq.cookie_ok = true;
 		vecnet_nego_join(vn);
 	}
 	spin_unlock(&vn->q[0].tx.lock);
@@ -128,9 +128,9 @@ bool vecnet_nego_join_ack(struct vecnet_queue *q, const u8 *m,
 	    msg->version != VECNET_MSG_VERSION || msg->type != VECNET_MSG_JOIN)
 		return false;
 	spin_lock(&vn->q[0].tx.lock);
-	if (vn->mq_cookie_ok &&
-	    !memcmp(msg->cookie, vn->mq_cookie, VECNET_MSG_COOKIE_LEN) &&
-	    !test_bit(q->index, &vn->live)) {
+	if (vn->mq.cookie_ok &&
+	    !memcmp(msg->cookie, vn->mq.cookie, VECNET_MSG_COOKIE_LEN) &&
+	    !test_bit(q->index, &vn->mq.live)) {
 		vecnet_mq_join(q);
 		vecnet_qcount_napi(q, mq_joined);
 		netdev_dbg(vn->dev, "queue %u joined\n", q->index);
@@ -143,12 +143,12 @@ bool vecnet_nego_join_ack(struct vecnet_queue *q, const u8 *m,
 static void vecnet_nego_plain_again(struct vecnet_dev *vn)
 {
 	/* frames queued with headers would reach the peer as plain ones */
-	if (vn->tx_vnet)
+	if (vn->nego.tx_vnet)
 		vecnet_tx_drop_queued(vn);
-	WRITE_ONCE(vn->tx_vnet, false);
-	WRITE_ONCE(vn->rx_vnet, false);
-	vn->nego_agreed = false;
-	if (vn->chan_want) {
+	WRITE_ONCE(vn->nego.tx_vnet, false);
+	WRITE_ONCE(vn->nego.rx_vnet, false);
+	vn->nego.agreed = false;
+	if (vn->chan.want) {
 		vecnet_chan_allow_fds(vn, false);
 		vecnet_chan_kill_all(vn);
 	}
@@ -159,7 +159,7 @@ static void vecnet_nego_plain_again(struct vecnet_dev *vn)
 static void vecnet_nego_restart(struct vecnet_dev *vn)
 {
 	vecnet_nego_plain_again(vn);
-	vn->nego_tries = 1;
+	vn->nego.tries = 1;
 	vecnet_nego_queue(vn, VECNET_MSG_HELLO, vecnet_nego_hello_flags(vn));
 	vecnet_count_tx(vn, nego_hello);
 }
@@ -177,14 +177,14 @@ void vecnet_nego_start(struct vecnet_dev *vn)
 /* Headers both ways: the peer's MODE came, and ours went */
 static void vecnet_nego_agreed(struct vecnet_dev *vn)
 {
-	if (vn->nego_agreed)
+	if (vn->nego.agreed)
 		return;
-	vn->nego_agreed = true;
+	vn->nego.agreed = true;
 	vecnet_count_tx(vn, nego_agreed);
 	netdev_info(vn->dev, "virtio-net headers agreed with the peer\n");
 	/* vnet=1 held the carrier back for this */
-	if (vn->vnet_want == VECNET_VNET_ON && !netif_carrier_ok(vn->dev))
-		schedule_delayed_work(&vn->link_work, 0);
+	if (vn->nego.want == VECNET_VNET_ON && !netif_carrier_ok(vn->dev))
+		schedule_delayed_work(&vn->link.work, 0);
 }
 
 /*
@@ -231,13 +231,13 @@ bool vecnet_nego_rx(struct vecnet_dev *vn, const u8 *m, unsigned int len,
 		if (flags & VECNET_MSG_F_VNET)
 			vecnet_nego_send_mode(vn);
 	} else {
-		WRITE_ONCE(vn->rx_vnet, !!(flags & VECNET_MSG_F_VNET));
-		if (vn->chan_want)
-			vecnet_chan_allow_fds(vn, vn->rx_vnet &&
+		WRITE_ONCE(vn->nego.rx_vnet, !!(flags & VECNET_MSG_F_VNET));
+		if (vn->chan.want)
+			vecnet_chan_allow_fds(vn, vn->nego.rx_vnet &&
 					      (flags & VECNET_MSG_F_CHAN));
-		if (vn->rx_vnet && !vn->tx_vnet)
+		if (vn->nego.rx_vnet && !vn->nego.tx_vnet)
 			vecnet_nego_send_mode(vn);
-		if (vn->rx_vnet)
+		if (vn->nego.rx_vnet)
 			vecnet_nego_agreed(vn);
 	}
 	vecnet_tx_kick_flush(vn);
@@ -256,20 +256,20 @@ void vecnet_nego_tick(struct vecnet_dev *vn)
 	if (!vecnet_nego_wanted(vn))
 		return;
 	spin_lock_bh(&vn->q[0].tx.lock);
-	if (!vn->nego_agreed && vn->nego_tries < VECNET_NEGO_TRIES) {
-		vn->nego_tries++;
+	if (!vn->nego.agreed && vn->nego.tries < VECNET_NEGO_TRIES) {
+		vn->nego.tries++;
 		vecnet_nego_queue(vn, VECNET_MSG_HELLO,
 				  vecnet_nego_hello_flags(vn));
 		vecnet_count_tx(vn, nego_hello);
-		said = vn->nego_tries == VECNET_NEGO_TRIES;
+		said = vn->nego.tries == VECNET_NEGO_TRIES;
 	}
 	/* a JOIN or its answer may have been lost: ask again */
-	if (vn->mq_cookie_ok)
+	if (vn->mq.cookie_ok)
 		vecnet_nego_join(vn);
 	spin_unlock_bh(&vn->q[0].tx.lock);
 	if (!said)
 		return;
-	if (vn->vnet_want == VECNET_VNET_ON)
+	if (vn->nego.want == VECNET_VNET_ON)
 		netdev_warn(vn->dev,
 			    "the peer does not negotiate virtio-net headers, which vnet=1 requires: carrier off\n");
 	else
@@ -280,13 +280,13 @@ void vecnet_nego_tick(struct vecnet_dev *vn)
 /* vnet=1: no carrier until the headers are agreed */
 bool vecnet_nego_carrier_ok(const struct vecnet_dev *vn)
 {
-	return vn->vnet_want != VECNET_VNET_ON || vn->nego_agreed;
+	return vn->nego.want != VECNET_VNET_ON || vn->nego.agreed;
 }
 
 /* No header on the link now: the stack does the offloads in software */
 bool vecnet_nego_plain(const struct vecnet_dev *vn)
 {
-	return !READ_ONCE(vn->tx_vnet);
+	return !READ_ONCE(vn->nego.tx_vnet);
 }
 
 /* vnet= is 0, 1 or auto */
@@ -294,11 +294,11 @@ int vecnet_nego_setup(struct vecnet_dev *vn, const char *val,
 		      struct vecnet_err *err)
 {
 	if (!val || !strcmp(val, "auto")) {
-		vn->vnet_want = VECNET_VNET_AUTO;
+		vn->nego.want = VECNET_VNET_AUTO;
 	} else if (!strcmp(val, "1")) {
-		vn->vnet_want = VECNET_VNET_ON;
+		vn->nego.want = VECNET_VNET_ON;
 	} else if (!strcmp(val, "0")) {
-		vn->vnet_want = VECNET_VNET_OFF;
+		vn->nego.want = VECNET_VNET_OFF;
 	} else {
 		vecnet_err_set(err, "vec%u: option 'vnet': '%s' is not 0, 1 or auto",
 			       vn->cfg.index, val);
@@ -310,7 +310,7 @@ int vecnet_nego_setup(struct vecnet_dev *vn, const char *val,
 /* The device went down: plain frames until a peer agrees again */
 void vecnet_nego_stop(struct vecnet_dev *vn)
 {
-	vn->tx_vnet = false;
-	vn->rx_vnet = false;
-	vn->nego_agreed = false;
+	vn->nego.tx_vnet = false;
+	vn->nego.rx_vnet = false;
+	vn->nego.agreed = false;
 }

@@ -205,7 +205,7 @@ static int vecnet_raw_open(struct vecnet_dev *vn)
 
 	if (fd < 0)
 		return fd;
-	vn->fd = fd;
+	vn->host.fd = fd;
 	return 0;
 }
 
@@ -221,7 +221,7 @@ static void vecnet_raw_destroy(struct vecnet_dev *vn)
 
 static int vecnet_raw_mac_changed(struct vecnet_dev *vn)
 {
-	return vecnet_raw_filter(vn, vn->fd);
+	return vecnet_raw_filter(vn, vn->host.fd);
 }
 
 /*
@@ -249,8 +249,8 @@ static int vecnet_raw_load_filter(struct vecnet_dev *vn, const void *data,
 	prog = kmemdup(data, len, GFP_KERNEL);
 	if (!prog)
 		return -ENOMEM;
-	if (vn->fd >= 0) {
-		err = vecnet_user_attach_filter(vn->fd, prog,
+	if (vn->host.fd >= 0) {
+		err = vecnet_user_attach_filter(vn->host.fd, prog,
 						len / sizeof(*prog));
 		if (err) {
 			netdev_err(vn->dev, "ethtool -f: the host refused the filter: %d\n",
@@ -303,9 +303,9 @@ static int vecnet_hybrid_setup(struct vecnet_dev *vn,
 static int vecnet_hybrid_set_features(struct vecnet_dev *vn,
 				      netdev_features_t features)
 {
-	if (vn->tx_fd < 0)
+	if (vn->host.tx_fd < 0)
 		return 0;
-	return vecnet_tap_offload(vn->tx_fd, features);
+	return vecnet_tap_offload(vn->host.tx_fd, features);
 }
 
 static int vecnet_hybrid_open(struct vecnet_dev *vn)
@@ -316,7 +316,7 @@ static int vecnet_hybrid_open(struct vecnet_dev *vn)
 	fd = vecnet_tap_attach(vn, raw->ifname, false);
 	if (fd < 0)
 		return fd;
-	vn->tx_fd = fd;
+	vn->host.tx_fd = fd;
 	/* the tap exists now, so the packet socket can bind to it */
 	err = vecnet_raw_open(vn);
 	if (err)

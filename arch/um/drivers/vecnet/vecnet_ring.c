@@ -79,19 +79,19 @@ void vecnet_rx_slot(struct vecnet_queue *q, unsigned int i)
 	struct vecnet_rxq *rx = &q->rx;
 	unsigned int n = 0;
 
-	if (vn->rx_hdr_len) {
-		iov[n].iov_base = (void __force __user *)(rx->hdrs +
-							  i * vn->rx_hdr_len);
-		iov[n++].iov_len = vn->rx_hdr_len;
+	if (vn->host.rx_hdr_len) {
+		iov[n].iov_base = (void __force __user *)
+				  (rx->hdrs + i * vn->host.rx_hdr_len);
+		iov[n++].iov_len = vn->host.rx_hdr_len;
 	}
 	iov[n].iov_base = (void __force __user *)rx->skbs[i]->data;
 	iov[n++].iov_len = rx->buf_len;
 
 	h->msg_iov = (struct iovec __force __user *)iov;
 	h->msg_iovlen = n;
-	h->msg_name = rx->names ?
-		(void __force __user *)(rx->names + i * vn->name_len) : NULL;
-	h->msg_namelen = vn->name_len;
+	h->msg_name = rx->names ? (void __force __user *)
+		      (rx->names + i * vn->host.name_len) : NULL;
+	h->msg_namelen = vn->host.name_len;
 	/* a descriptor may come along (a channel), or be forced on us */
 	h->msg_control = rx->cmsgs ?
 		(void __force __user *)(rx->cmsgs + i * VECNET_CMSG_LEN) : NULL;
@@ -114,9 +114,9 @@ void vecnet_tx_slot(struct vecnet_queue *q, unsigned int slot,
 	unsigned int n = 0, f;
 
 	if (hdr) {
-		iov[n].iov_base = (void __force __user *)(q->tx.hdrs +
-							  slot * vn->tx_hdr_len);
-		iov[n++].iov_len = vn->tx_hdr_len;
+		iov[n].iov_base = (void __force __user *)
+				  (q->tx.hdrs + slot * vn->host.tx_hdr_len);
+		iov[n++].iov_len = vn->host.tx_hdr_len;
 	}
 	iov[n].iov_base = (void __force __user *)skb->data;
 	iov[n++].iov_len = skb_headlen(skb);
@@ -127,8 +127,8 @@ void vecnet_tx_slot(struct vecnet_queue *q, unsigned int slot,
 		iov[n++].iov_len = skb_frag_size(frag);
 	}
 
-	h->msg_name = (void __force __user *)vn->tx_addr;
-	h->msg_namelen = vn->tx_addr_len;
+	h->msg_name = (void __force __user *)vn->host.tx_addr;
+	h->msg_namelen = vn->host.tx_addr_len;
 	h->msg_iov = (struct iovec __force __user *)iov;
 	h->msg_iovlen = n;
 	h->msg_control = NULL;
@@ -315,23 +315,23 @@ static int vecnet_ring_alloc(struct vecnet_queue *q)
 	if (!rx->skbs || !rx->msgs || !rx->iov ||
 	    !tx->skbs || !tx->msgs || !tx->iov)
 		return -ENOMEM;
-	if (vn->rx_hdr_len) {
-		rx->hdrs = kcalloc(d, vn->rx_hdr_len, GFP_KERNEL);
+	if (vn->host.rx_hdr_len) {
+		rx->hdrs = kcalloc(d, vn->host.rx_hdr_len, GFP_KERNEL);
 		if (!rx->hdrs)
 			return -ENOMEM;
 	}
-	if (vn->tx_hdr_len) {
-		tx->hdrs = kcalloc(t, vn->tx_hdr_len, GFP_KERNEL);
+	if (vn->host.tx_hdr_len) {
+		tx->hdrs = kcalloc(t, vn->host.tx_hdr_len, GFP_KERNEL);
 		if (!tx->hdrs)
 			return -ENOMEM;
 	}
-	if (vn->name_len) {
-		rx->names = kcalloc(d, vn->name_len, GFP_KERNEL);
+	if (vn->host.name_len) {
+		rx->names = kcalloc(d, vn->host.name_len, GFP_KERNEL);
 		if (!rx->names)
 			return -ENOMEM;
 	}
 	/* channels, and the descriptors that bring them, are queue 0's */
-	if (vn->chan_want && !q->index) {
+	if (vn->chan.want && !q->index) {
 		rx->cmsgs = kvcalloc(d, VECNET_CMSG_LEN, GFP_KERNEL);
 		tx->chan = kmalloc(t, GFP_KERNEL);
 		if (!rx->cmsgs || !tx->chan)

@@ -182,7 +182,7 @@ static int vecnet_rx_nego(struct vecnet_queue *q, unsigned int i,
 		vecnet_rx_slot(q, i);
 		return -1;
 	}
-	if (!READ_ONCE(q->vn->rx_vnet))
+	if (!READ_ONCE(q->vn->nego.rx_vnet))
 		return 0;
 	if (len >= sizeof(*vh))
 		memcpy(vh, data, sizeof(*vh));
@@ -259,6 +259,7 @@ static unsigned int vecnet_rx_frame(struct vecnet_queue *q,
 	unsigned int len = q->rx.msgs[i].msg_len;
 	const struct virtio_net_hdr *vh = NULL;
 	struct vecnet_dev *vn = q->vn;
+	unsigned int hl = vn->host.rx_hdr_len;
 	struct net_device *dev = vn->dev;
 	struct vecnet_rxq *rx = &q->rx;
 	struct virtio_net_hdr inline_hdr;
@@ -273,7 +274,7 @@ static unsigned int vecnet_rx_frame(struct vecnet_queue *q,
 		return 0;
 	}
 	if (vn->flags & VECNET_TF_VNET_HDR)
-		vh = (const void *)(rx->hdrs + i * vn->rx_hdr_len);
+		vh = (const void *)(rx->hdrs + i * hl);
 	if (c || (vn->flags & VECNET_TF_NEGOTIATE)) {
 		extra = vecnet_rx_inline_hdr(q, c, i, len, &inline_hdr, fd);
 		if (extra < 0)
@@ -281,26 +282,24 @@ static unsigned int vecnet_rx_frame(struct vecnet_queue *q,
 		if (extra)
 			vh = &inline_hdr;
 	}
-	if (unlikely(len < vn->rx_hdr_len + extra + ETH_HLEN)) {
+	if (unlikely(len < hl + extra + ETH_HLEN)) {
 		DEV_STATS_INC(dev, rx_length_errors);
 		vecnet_rx_drop(q, i);
 		return 0;
 	}
 	if (vn->transport->verify_header) {
-		extra = vn->transport->verify_header(vn,
-						     rx->hdrs + i * vn->rx_hdr_len,
+		extra = vn->transport->verify_header(vn, rx->hdrs + i * hl,
 						     rx->skbs[i]->data, len,
-						     rx->names ?
-						     rx->names + i * vn->name_len :
-						     NULL);
-		if (extra < 0 || len < vn->rx_hdr_len + extra + ETH_HLEN) {
+						     rx->names ? rx->names + i *
+						     vn->host.name_len : NULL);
+		if (extra < 0 || len < hl + extra + ETH_HLEN) {
 			vecnet_qcount_napi(q, rx_encaps_errors);
 			vecnet_rx_drop(q, i);
 			return 0;
 		}
 	}
 
-	len -= vn->rx_hdr_len;
+	len -= hl;
 	if (rx->buf_len > VECNET_RX_SWAP_MAX) {
 		/* A super-frame buffer stays in the ring; the frame is copied */
 		skb = vecnet_rx_copy(q, rx->skbs[i]->data + extra, len - extra);
@@ -381,7 +380,7 @@ static int vecnet_rx_fd(struct vecnet_queue *q, int fd,
 		vecnet_qcount_napi(q, rx_kicks);
 		if (ret == -EAGAIN || ret == 0)
 			break;
-		if (vn->conn && !c && vecnet_peer_gone(vn, ret)) {
+		if (vn->host.conn && !c && vecnet_peer_gone(vn, ret)) {
 			vecnet_rx_peer_lost(vn);
 			break;
 		}
@@ -398,7 +397,7 @@ static int vecnet_rx_fd(struct vecnet_queue *q, int fd,
 					    vecnet_xs_off(rx_chan_frames), ret);
 		for (i = 0; i < ret; i++) {
 			/* a connection's end of file reads as empty records */
-			if (unlikely(!q->rx.msgs[i].msg_len && vn->conn)) {
+			if (unlikely(!q->rx.msgs[i].msg_len && vn->host.conn)) {
 				vecnet_rx_slot(q, i);
 				eof = true;
 				continue;
@@ -429,12 +428,12 @@ int vecnet_rx(struct vecnet_queue *q, int budget)
 	unsigned int i;
 
 	/* the channels are queue 0's */
-	if (!vn->chan_want || q->index)
+	if (!vn->chan.want || q->index)
 		return done;
 	/* vecnet_chan.c closes a channel only after a grace period */
 	rcu_read_lock();
 	for (i = 0; i < VECNET_CHAN_MAX && done < budget; i++) {
-		const struct vecnet_chan *c = &vn->chan[i];
+		const struct vecnet_chan *c = &vn->chan.ch[i];
 
 		/* pairs with the release in vecnet_chan_work(): fd is set */
 		if (smp_load_acquire(&c->state) == VECNET_CHAN_ACTIVE)

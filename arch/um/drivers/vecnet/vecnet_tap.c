@@ -129,9 +129,9 @@ static int vecnet_tap_open(struct vecnet_dev *vn)
 		if (k)
 			vn->q[k].fd = fd;
 		else
-			vn->fd = fd;
+			vn->host.fd = fd;
 	}
-	vecnet_tap_learn(tap, vn->fd);
+	vecnet_tap_learn(tap, vn->host.fd);
 	return 0;
 }
 
@@ -154,9 +154,9 @@ static int vecnet_tap_set_features(struct vecnet_dev *vn,
 	unsigned int k;
 	int err;
 
-	if (vn->fd < 0)
+	if (vn->host.fd < 0)
 		return 0;
-	err = vecnet_tap_offload(vn->fd, features);
+	err = vecnet_tap_offload(vn->host.fd, features);
 	for (k = 1; !err && k < vn->nq; k++)
 		err = vecnet_tap_offload(vn->q[k].fd, features);
 	return err;

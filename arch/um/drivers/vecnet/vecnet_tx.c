@@ -7,7 +7,7 @@
  * frames where they are until the write interrupt or the retry timer
  * brings NAPI back (vecnet_tx_poll): nothing is dropped for lack of
  * room.  On queue 0 a frame may go to a shortcut channel instead of the
- * switch.  Which queues take frames (vn->live), and what a lost peer
+ * switch.  Which queues take frames (vn->mq.live), and what a lost peer
  * costs the rings, are here too.
  */
 
@@ -39,7 +39,7 @@ bool vecnet_peer_gone(const struct vecnet_dev *vn, int err)
 	case -EPIPE:		/* a connection (bess, fd) the peer closed */
 	case -ECONNRESET:
 		/* on a datagram socket: frames were lost, the peer is there */
-		return vn->conn;
+		return vn->host.conn;
 	}
 	return false;
 }
@@ -69,9 +69,9 @@ static void vecnet_q_live(struct vecnet_queue *q, bool live)
 	struct vecnet_dev *vn = q->vn;
 
 	if (live)
-		set_bit(q->index, &vn->live);
+		set_bit(q->index, &vn->mq.live);
 	else
-		clear_bit(q->index, &vn->live);
+		clear_bit(q->index, &vn->mq.live);
 }
 
 static void vecnet_q_unjoin(struct vecnet_queue *q)
@@ -79,7 +79,7 @@ static void vecnet_q_unjoin(struct vecnet_queue *q)
 	/* further unixdgram queues wait to be joined again */
 	if (q->vn->flags & VECNET_TF_NEGOTIATE) {
 		vecnet_q_live(q, false);
-		q->vn->mq_cookie_ok = false;
+		q->vn->mq.cookie_ok = false;
 	}
 	vecnet_tx_drop_all(q);
 }
@@ -89,12 +89,12 @@ void vecnet_peer_lost(struct vecnet_dev *vn)
 {
 	struct vecnet_queue *q0 = &vn->q[0];
 
-	if (vn->chan_want)
+	if (vn->chan.want)
 		vecnet_chan_kill_all(vn);
 	vecnet_tx_drop_all(q0);
 	vecnet_for_further_queues(vn, vecnet_q_unjoin);
 	/* whoever answers next is asked for headers anew */
-	vn->nego_tries = 0;
+	vn->nego.tries = 0;
 	if (!netif_carrier_ok(vn->dev))
 		return;
 	netif_carrier_off(vn->dev);
@@ -102,8 +102,8 @@ void vecnet_peer_lost(struct vecnet_dev *vn)
 	netdev_info(vn->dev, "peer gone, carrier off\n");
 	/* without a carrier, the link check runs on its own schedule */
 	if (vn->transport->probe_peer)
-		mod_delayed_work(system_wq, &vn->link_work,
-				 msecs_to_jiffies(vn->link_backoff_ms));
+		mod_delayed_work(system_wq, &vn->link.work,
+				 msecs_to_jiffies(vn->link.backoff_ms));
 }
 
 /* Called with queue 0's tx.lock held: queue @q takes frames from now on */
@@ -132,7 +132,7 @@ static int vecnet_send_batch(struct vecnet_queue *q, u8 chan,
 		return vecnet_user_writev_batch(vecnet_tx_fd(q),
 						&q->tx.msgs[first], n);
 	if (chan != VECNET_CHAN_NONE)
-		return vecnet_user_sendmmsg(vn->chan[chan].fd,
+		return vecnet_user_sendmmsg(vn->chan.ch[chan].fd,
 					    &q->tx.msgs[first], n);
 	return vecnet_user_sendmmsg(vecnet_q_fd(q), &q->tx.msgs[first], n);
 }
@@ -154,7 +154,7 @@ static void vecnet_q_peer_gone(struct vecnet_queue *q)
 
 	vecnet_tx_drop_all(q);
 	if (vn->transport->probe_peer)
-		mod_delayed_work(system_wq, &vn->link_work, 0);
+		mod_delayed_work(system_wq, &vn->link.work, 0);
 }
 
 /*
@@ -207,7 +207,7 @@ static void vecnet_tx_flush(struct vecnet_queue *q)
 				vecnet_qcount_tx(q, tx_restart_queue);
 			}
 			q->retry_ns = VECNET_RETRY_MIN_NS;
-			vn->link_backoff_ms = VECNET_LINK_MIN_MS;
+			vn->link.backoff_ms = VECNET_LINK_MIN_MS;
 			continue;
 		}
 		/* the channel's frames go to the switch instead */
@@ -302,7 +302,7 @@ static int vecnet_tx_header(struct vecnet_dev *vn, struct sk_buff *skb,
 /*
  * Called with tx.lock held, for a frame about to be queued: does it go
  * with a header (1) or without (0)?  On a negotiating link that is as
- * agreed with the peer (vn->tx_vnet, vecnet_nego.c).  A frame that still
+ * agreed with the peer (vn->nego.tx_vnet, vecnet_nego.c).  A frame that still
  * needs an offload on a plain link (the link became plain after the
  * stack's check) is finished here, or, for a super-frame, refused:
  * -EINVAL, and the caller drops it.
@@ -310,8 +310,8 @@ static int vecnet_tx_header(struct vecnet_dev *vn, struct sk_buff *skb,
 static int vecnet_tx_hdr_wanted(struct vecnet_dev *vn, struct sk_buff *skb)
 {
 	if (!(vn->flags & VECNET_TF_NEGOTIATE))
-		return vn->tx_hdr_len ? 1 : 0;
-	if (vn->tx_vnet)
+		return vn->host.tx_hdr_len ? 1 : 0;
+	if (vn->nego.tx_vnet)
 		return 1;
 	if (skb_is_gso(skb))
 		return -EINVAL;
@@ -331,7 +331,7 @@ static int vecnet_xmit_hdr(struct vecnet_queue *q, struct sk_buff *skb)
 
 	if (!q->index || !(vn->flags & VECNET_TF_NEGOTIATE))
 		return vecnet_tx_hdr_wanted(vn, skb);
-	return test_bit(q->index, &vn->live) ? 1 : -1;
+	return test_bit(q->index, &vn->mq.live) ? 1 : -1;
 }
 
 /*
@@ -380,8 +380,9 @@ void vecnet_xmit(struct sk_buff *skb, struct net_device *dev)
 		vecnet_qcount_tx(q, sg_ok);
 	slot = (tx->head + tx->count) % vn->tx_depth;
 	hdr = vecnet_xmit_hdr(q, skb);
-	if (hdr < 0 || (hdr &&
-			vecnet_tx_header(vn, skb, tx->hdrs + slot * vn->tx_hdr_len))) {
+	if (hdr < 0 ||
+	    (hdr && vecnet_tx_header(vn, skb,
+				     tx->hdrs + slot * vn->host.tx_hdr_len))) {
 		spin_unlock(&tx->lock);
 		DEV_STATS_INC(dev, tx_errors);
 		goto drop;
@@ -395,7 +396,7 @@ void vecnet_xmit(struct sk_buff *skb, struct net_device *dev)
 	tx->skbs[slot] = skb;
 	vecnet_tx_slot(q, slot, skb, hdr);
 	if (tx->chan)
-		tx->chan[slot] = vn->nchan && hdr ? vecnet_chan_pick(vn, skb) :
+		tx->chan[slot] = vn->chan.n && hdr ? vecnet_chan_pick(vn, skb) :
 						    VECNET_CHAN_NONE;
 	tx->count++;
 	skb_tx_timestamp(skb);
@@ -430,12 +431,12 @@ u16 vecnet_select_queue(struct net_device *dev, struct sk_buff *skb,
 			struct net_device *sb_dev)
 {
 	struct vecnet_dev *vn = netdev_priv(dev);
-	unsigned long live = READ_ONCE(vn->live);
+	unsigned long live = READ_ONCE(vn->mq.live);
 	unsigned int n, k, i;
 
 	if (dev->real_num_tx_queues == 1 || live == BIT(0))
 		return 0;
-	if (READ_ONCE(vn->nchan) && vecnet_chan_dest(vn, skb))
+	if (READ_ONCE(vn->chan.n) && vecnet_chan_dest(vn, skb))
 		return 0;
 	if (live == GENMASK(dev->real_num_tx_queues - 1, 0))
 		return netdev_pick_tx(dev, skb, sb_dev);

@@ -91,16 +91,16 @@ static int vecnet_unixdgram_setup(struct vecnet_dev *vn,
 	if (vecnet_nego_setup(vn, vecnet_arg_str(args, "vnet"), err))
 		goto bad;
 	/* headers as the peer agrees, and its super-frames at any time */
-	if (vn->vnet_want != VECNET_VNET_OFF)
+	if (vn->nego.want != VECNET_VNET_OFF)
 		vecnet_add_flags(vn, VECNET_TF_NEGOTIATE | VECNET_TF_RX_GSO);
 	/* further queues join through the negotiation */
-	if (vn->cfg.queues > 1 && vn->vnet_want == VECNET_VNET_OFF) {
+	if (vn->cfg.queues > 1 && vn->nego.want == VECNET_VNET_OFF) {
 		vecnet_err_set(err, "vec%u: option 'queues': needs vnet=auto or vnet=1",
 			       vn->cfg.index);
 		goto bad;
 	}
 	/* nor can ethtool -L add them to a plain link */
-	if (vn->vnet_want == VECNET_VNET_OFF)
+	if (vn->nego.want == VECNET_VNET_OFF)
 		vn->cfg.max_queues = 1;
 	if (vn->cfg.max_queues > 1 &&
 	    vecnet_unixdgram_qpath(ud, vn->cfg.max_queues - 1, path)) {
@@ -110,9 +110,9 @@ static int vecnet_unixdgram_setup(struct vecnet_dev *vn,
 		goto bad;
 	}
 	/* shortcut channels carry headers: only where they are asked for */
-	vn->chan_want = vn->vnet_want != VECNET_VNET_OFF &&
+	vn->chan.want = vn->nego.want != VECNET_VNET_OFF &&
 			vecnet_arg_u32(args, "shortcut", 1);
-	if (vecnet_arg_str(args, "shortcut") && !vn->chan_want &&
+	if (vecnet_arg_str(args, "shortcut") && !vn->chan.want &&
 	    vecnet_arg_u32(args, "shortcut", 1)) {
 		vecnet_err_set(err, "vec%u: option 'shortcut': needs vnet=auto or vnet=1",
 			       vn->cfg.index);
@@ -132,7 +132,7 @@ static int vecnet_unixdgram_sndbuf(struct vecnet_dev *vn)
 	u64 frame = SKB_TRUESIZE(vn->dev->mtu + ETH_HLEN + VLAN_HLEN);
 
 	if (vn->flags & VECNET_TF_NEGOTIATE)
-		frame = SKB_TRUESIZE(VECNET_GSO_FRAME + vn->tx_hdr_len);
+		frame = SKB_TRUESIZE(VECNET_GSO_FRAME + vn->host.tx_hdr_len);
 
 	return min_t(u64, frame * vn->tx_depth, INT_MAX / 2);
 }
@@ -190,9 +190,9 @@ static int vecnet_unixdgram_open(struct vecnet_dev *vn)
 		netdev_err(vn->dev, "cannot bind %s: %d\n", ud->local, fd);
 		return fd;
 	}
-	vn->fd = fd;
+	vn->host.fd = fd;
 	ud->bound = true;
-	vn->chan_sndbuf = vecnet_unixdgram_sndbuf(vn);
+	vn->chan.sndbuf = vecnet_unixdgram_sndbuf(vn);
 	err = vecnet_unixdgram_open_queues(vn);
 	if (err) {
 		vecnet_unixdgram_close(vn);
@@ -251,7 +251,7 @@ static int vecnet_unixdgram_probe(struct vecnet_dev *vn)
 	unsigned long long id;
 	int err;
 
-	err = vecnet_user_unix_connect(vn->fd, ud->peer, &id);
+	err = vecnet_user_unix_connect(vn->host.fd, ud->peer, &id);
 	/*
 	 * Nothing at the path while the carrier is on: the socket file was
 	 * removed, by a peer that exited (a switch stopped cleanly does
@@ -261,7 +261,7 @@ static int vecnet_unixdgram_probe(struct vecnet_dev *vn)
 	 * it is refused once the peer has gone.
 	 */
 	if (err == -ENOENT && netif_carrier_ok(vn->dev)) {
-		int closed = vecnet_user_unix_peer_closed(vn->fd);
+		int closed = vecnet_user_unix_peer_closed(vn->host.fd);
 
 		if (closed == 1) {
 			netdev_info(vn->dev, "peer at %s exited, its socket file is gone\n",

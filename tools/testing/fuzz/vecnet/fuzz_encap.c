@@ -84,16 +84,17 @@ static void round_trip(struct vecnet_dev *vn, const struct tunnel *t,
 {
 	unsigned int ip = !t->v6 && !t->udp ? 20 : 0;
 	u8 pkt[20 + 32 + ETH_HLEN] = { 0 };
-	unsigned int len = ip + vn->tx_hdr_len + ETH_HLEN;
+	unsigned int len = ip + vn->host.tx_hdr_len + ETH_HLEN;
 	int ret;
 
-	FZ_ASSERT(vn->tx_hdr_len <= 32 && vn->rx_hdr_len >= ip);
+	FZ_ASSERT(vn->host.tx_hdr_len <= 32 && vn->host.rx_hdr_len >= ip);
 	if (ip)
 		pkt[0] = 0x45;
 	FZ_ASSERT(!vn->transport->build_header(vn, NULL, pkt + ip));
-	ret = vn->transport->verify_header(vn, pkt, pkt + vn->rx_hdr_len, len,
-					   peer);
-	FZ_ASSERT(ret == (int)(vn->tx_hdr_len - (vn->rx_hdr_len - ip)));
+	ret = vn->transport->verify_header(vn, pkt, pkt + vn->host.rx_hdr_len,
+					   len, peer);
+	FZ_ASSERT(ret == (int)(vn->host.tx_hdr_len -
+			       (vn->host.rx_hdr_len - ip)));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -143,9 +144,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	src_of(&t, &src);
 	/* the receive path hands over nothing shorter than this */
-	if (size >= vn->rx_hdr_len + ETH_HLEN) {
+	if (size >= vn->host.rx_hdr_len + ETH_HLEN) {
 		ret = vn->transport->verify_header(vn, data,
-						   data + vn->rx_hdr_len,
+						   data + vn->host.rx_hdr_len,
 						   size, &src);
 		FZ_ASSERT(ret < 0 || ret <= HDR_MAX);
 		FZ_ASSERT(ret < 0 || t.from_peer);
