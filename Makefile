@@ -10,6 +10,8 @@
 # KERNEL=6.12 builds and tests the 6.12 LTS kernel instead of the default
 # 7.3 (build/kernel-6.12/vmlinux); build/vmlinux is always the default one.
 #   make demo       the guided tour
+#   make conformance  the kernel's own drivers/net tests, every one on every
+#                   transport (make check runs a quick set of them)
 #   make bench      benchmarks against the bundled driver (build/bench/)
 #   make baseline   UML with the kernel's own vector driver, 7.3 and 6.12 (bench)
 #   make fuzz       run every fuzz target (FUZZ_SECONDS each, default 60)
@@ -88,8 +90,18 @@ tools: deps
 	@$(MAKE) -s -C tools/net/vecswitch O=$(BUILD)
 	@$(MAKE) -s -C tools/net/vecswitch O=$(BUILD) SANITIZE=1
 
-check: all debug other-kernel
+# The kernel's own drivers/net and drivers/net/hw tests, built from the
+# default kernel's tree, and the newer ethtool they need
+kselftests: kernel
+	@scripts/kselftests.sh $(BUILD)
+
+check: all debug other-kernel kselftests
 	@scripts/run-selftests.sh $(TEST_DIRS)
+
+# Every one of them on every transport: longer than one kselftest timeout
+conformance: all kselftests
+	@KERNEL_TESTS=full TESTS=test_kernel_tests.sh kselftest_override_timeout=7200 \
+		scripts/run-selftests.sh drivers/net/vecnet
 
 demo: all
 	@scripts/demo.sh
@@ -160,5 +172,5 @@ deb: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps kernel baseline debug other-kernel tools check demo bench fuzz soak clean \
+.PHONY: all deps kernel baseline debug other-kernel tools check kselftests conformance demo bench fuzz soak clean \
 	man install uninstall deb

@@ -18,6 +18,8 @@ packages=(
 	iproute2 iputils-ping ethtool iperf3 tcpdump socat procps psmisc
 	uml-utilities shellcheck qemu-system-x86 busybox-static cpio kmod
 	util-linux linux-image-amd64 vde2 systemd
+	# the kernel's drivers/net tests (make kselftests, test_kernel_tests.sh)
+	python3-yaml bpftool zlib1g-dev netsniff-ng
 	# man pages, make install and make deb (devscripts: hardening-check)
 	python3-docutils man-db dpkg-dev debhelper fakeroot chrpath lintian adduser
 	devscripts

@@ -48,16 +48,20 @@ abort() { echo "kbuild: $*" >&2; exit 1; }
 
 # Per series: where its source package comes from, and its config fragments
 configs=(vecnet.config)
+# what the kernel's own driver tests need (test_kernel_tests.sh, on the
+# 7.3 kernel); the baseline gets it too, so that the bench compares
+# kernels built alike, the debug kernel does not run those tests
+ksft_configs=()
 case $series in
 6.12) suite= ;;
-7.3) suite=trixie-backports; configs+=(vecnet-smp.config) ;;
+7.3) suite=trixie-backports; configs+=(vecnet-smp.config); ksft_configs=(vecnet-kselftest.config) ;;
 *) abort "kernel series $series has patches but no source entry in kbuild.sh" ;;
 esac
 case $variant in
-ours) outdir=$build/kernel-$series ;;
+ours) outdir=$build/kernel-$series; configs+=("${ksft_configs[@]}") ;;
 debug) outdir=$build/debug-$series; configs+=(vecnet-debug.config) ;;
 # The bundled driver takes a NULL lock on tap with SMP: build it without
-baseline) outdir=$build/baseline-$series; configs=(vecnet.config) ;;
+baseline) outdir=$build/baseline-$series; configs=(vecnet.config "${ksft_configs[@]}") ;;
 *) abort "unknown variant '$variant' (ours, debug or baseline)" ;;
 esac
 pkg=linux-source-$series
@@ -73,43 +77,21 @@ if ! flock -n 9; then
 fi
 
 # --- the source package ------------------------------------------------
-# debian_mirror: the first Debian archive (not -security) in the host's
-# apt sources, one-line or deb822 format.
-debian_mirror() {
-	local f uri
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
-		 /etc/apt/sources.list.d/*.sources; do
-		[ -r "$f" ] || continue
-		uri=$(awk '
-			/^deb[ \t]/ { for (i = 2; i <= NF; i++) if ($i !~ /^\[/ && $i !~ /=/ && $i !~ /\]$/) { print $i; exit } }
-			/^URIs:/ { print $2; exit }' "$f")
-		case $uri in
-		*/debian | */debian/) echo "${uri%/}"; return 0 ;;
-		esac
-	done
-	return 1
-}
+# shellcheck source=scripts/apt-private.sh
+source "$top/scripts/apt-private.sh"
 
 # fetch_source: download the package into $build/src once, keep its
 # tarball and version there; later builds need no network.
 fetch_source() {
-	local src=$build/src apt=$build/apt mirror deb
+	local src=$build/src apt=$build/apt deb
 	tarball=$src/$pkg.tar.xz
 	if [ -r "$tarball" ] && [ -s "$src/$pkg.version" ]; then
 		pkgver=$(cat "$src/$pkg.version")
 		return
 	fi
-	mirror=${DEBIAN_MIRROR:-$(debian_mirror)} ||
-		abort "no Debian mirror in the host's apt sources; set DEBIAN_MIRROR"
-	mkdir -p "$src" "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/deb"
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $suite main" \
-		> "$apt/sources.list"
-	local opts=(-q -o "Dir::Etc::SourceList=$apt/sources.list"
-		-o Dir::Etc::SourceParts=/dev/null
-		-o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache"
-		-o Dir::Etc::Preferences=/dev/null
-		-o Dir::Etc::PreferencesParts=/dev/null
-		-o APT::Sandbox::User=root)
+	mkdir -p "$src" "$apt/deb"
+	apt_private "$apt" "$suite" || abort "no private apt configuration for $suite"
+	local opts=("${apt_opts[@]}")
 	stage FETCH "$pkg from $suite (private apt configuration in ${apt#"$top"/})"
 	apt-get "${opts[@]}" update >"$apt/update.log" 2>&1 ||
 		{ cat "$apt/update.log" >&2; abort "apt-get update for $suite failed"; }
