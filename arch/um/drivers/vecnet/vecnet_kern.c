@@ -509,10 +509,19 @@ static int vecnet_stop(struct net_device *dev)
 		hrtimer_cancel(&vn->q[i].retry_timer);
 	}
 	vecnet_chan_close_all(vn);
+	/*
+	 * A transmit poll or a timer that ran after the first
+	 * netif_tx_disable() may have woken a queue (it freed ring room with
+	 * the carrier on).  vecnet_reshape() stops the device with the
+	 * qdisc still running, so a woken queue would hand the next frame
+	 * to rings about to go.  With NAPI, the timers and the link work
+	 * all stopped nothing wakes a queue any more: stop them for good.
+	 */
+	netif_carrier_off(dev);
+	netif_tx_disable(dev);
 	/* what the rings still hold is counted as dropped */
 	vecnet_rings_free(vn);
 	vn->transport->close(vn);
-	netif_carrier_off(dev);
 	vecnet_nego_stop(vn);
 	vn->mq.live = 0;
 	/* With the rings gone, a pending rx-gro-hw request may apply */

@@ -9,7 +9,8 @@
 # more of A's TCP, sent as super-frames, reach it cut to the MTU, with
 # no kernel warning.  Last, both change the MTU to 9000 and their rings
 # (rx unlike tx) while up, and an 8000-byte ping that may not fragment
-# crosses.
+# crosses; then A changes its rings 40 times under a flood ping and the
+# path still works.
 # IPERF_SECONDS overrides the 5 s.
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
@@ -57,8 +58,17 @@ ok=0
 for i in \$(seq 1 30); do
 	ping -c 1 -W 1 -M do -s 8000 198.18.0.2 >big.log && { ok=1; break; }
 done
+[ \$ok = 1 ] || { touch big_done; echo "no 8000-byte ping at mtu 9000"; exit 1; }
+# 40 ring changes under a flood ping: a queue the transmit poll wakes
+# while the rings are being remade must not take a frame
+ping -f -q -w 6 198.18.0.2 >flood.log 2>&1 &
+for i in \$(seq 1 40); do
+	ethtool -G vec0 tx \$((64 << (i % 2))) ||
+		{ touch big_done; echo "ethtool -G \$i under load failed"; exit 1; }
+done
+wait
+ping_until 198.18.0.2 || { touch big_done; echo "no ping after 40 ring changes"; exit 1; }
 touch big_done
-[ \$ok = 1 ] || { echo "no 8000-byte ping at mtu 9000"; exit 1; }
 echo done
 EOS
 )
@@ -88,8 +98,8 @@ echo done
 EOS
 )
 
-guest_bg a $((secs + 90)) -n "$ns" -a "vec0:transport=unixdgram,local=$a,path=$b" -- sh "$sa"
-guest_bg b $((secs + 90)) -n "$ns" -a "vec0:transport=unixdgram,local=$b,path=$a" -- sh "$sb"
+guest_bg a $((secs + 120)) -n "$ns" -a "vec0:transport=unixdgram,local=$a,path=$b" -- sh "$sa"
+guest_bg b $((secs + 120)) -n "$ns" -a "vec0:transport=unixdgram,local=$b,path=$a" -- sh "$sb"
 guest_done a "guest A failed"
 guest_done b "guest B failed"
 
@@ -168,5 +178,5 @@ for s in "$a" "$b"; do
 	check_err $? "$s was not removed at shutdown"
 done
 
-log_test "two guests over unixdgram: ping, ${secs} s iperf3, generic XDP, mtu and -G while up"
+log_test "two guests over unixdgram: ping, ${secs} s iperf3, generic XDP, mtu and -G while up and under load"
 exit "$RET"
