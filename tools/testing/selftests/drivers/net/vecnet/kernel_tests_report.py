@@ -74,7 +74,9 @@ def judge(rules, test, log, rc):
         m = CASE.match(line)
         if not m:
             if 'SKIP' in line and not skip_msg:
-                skip_msg = line.strip()[:200]
+                # the shell tests' "TEST: SKIP: reason   [ OK ]"
+                skip_msg = re.sub(r'^(TEST:\s*)?(SKIP:?\s*)*|\s*\[.*\]$', '',
+                                  line.strip())[:200]
             if line.startswith('#') and ('Error' in line or 'STDERR' in line or
                                          'CMD' in line or 'Check' in line or
                                          'Exception: ' in line):
