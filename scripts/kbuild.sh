@@ -77,7 +77,7 @@ if ! flock -n 9; then
 fi
 
 # --- the source package ------------------------------------------------
-# shellcheck source=scripts/apt-private.sh
+# shellcheck source=SCRIPTDIR/apt-private.sh
 source "$top/scripts/apt-private.sh"
 
 # fetch_source: download the package into $build/src once, keep its

@@ -51,7 +51,7 @@ fi
 suite=forky
 etool=$build/ethtool
 if [ ! -x "$etool/usr/sbin/ethtool" ] || [ "$(cat "$etool/.suite" 2>/dev/null)" != "$suite" ]; then
-	# shellcheck source=scripts/apt-private.sh
+	# shellcheck source=SCRIPTDIR/apt-private.sh
 	source "$top/scripts/apt-private.sh"
 	apt=$build/apt-$suite
 	apt_private "$apt" "$suite" || abort "no private apt configuration for $suite"
