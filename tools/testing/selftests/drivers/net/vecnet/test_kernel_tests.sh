@@ -69,7 +69,14 @@ full)
 	echo "FAIL: KERNEL_TESTS=$KERNEL_TESTS: want quick or full"
 	exit 1 ;;
 esac
-read -r -a transports <<<"${TRANSPORTS:-dgram dgram-plain dgram-mq tap tap-gro tap-mq}"
+all_setups="dgram dgram-plain dgram-mq tap tap-gro tap-mq"
+read -r -a transports <<<"${TRANSPORTS:-$all_setups}"
+for tr in "${transports[@]}"; do
+	case " $all_setups " in
+	*" $tr "*) ;;
+	*) echo "FAIL: TRANSPORTS: no setup '$tr' (there are: $all_setups)"; exit 1 ;;
+	esac
+done
 
 # setup NS TRANSPORT: the host's side of TRANSPORT in NS; the options of
 # vec0 and vec1 go to the array vecs
