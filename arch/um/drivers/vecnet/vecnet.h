@@ -363,6 +363,15 @@ struct vecnet_queue {
 	bool tx_blocked;
 	/* Timer and interrupt events, counted later from NAPI */
 	unsigned long events;
+	/*
+	 * Descriptors NAPI is to read: VECNET_RX_OWN for the queue's own,
+	 * VECNET_RX_CHAN(i) for shortcut channel i.  Set by the interrupt
+	 * that says one has data (edge-triggered: it says so once), taken
+	 * by the poll, set again for one it left unfinished.
+	 */
+	atomic_long_t rx_pending;
+	/* NAPI: the descriptor read first in the next poll, in turn */
+	unsigned int rx_first;
 	struct hrtimer tx_timer;
 	struct hrtimer retry_timer;
 	u64 retry_ns;
@@ -495,6 +504,18 @@ struct vecnet_dev {
 	struct vecnet_chans chan;
 	struct vecnet_link link;
 };
+
+#define VECNET_RX_OWN		BIT(0)
+#define VECNET_RX_CHAN(i)	BIT(1 + (i))
+#define VECNET_RX_ALL		(~0UL)
+
+/* Descriptors @mask of queue @q have frames: NAPI reads them */
+static inline void vecnet_rx_wake(struct vecnet_queue *q, unsigned long mask)
+{
+	atomic_long_or(mask, &q->rx_pending);
+	/* napi_schedule() orders the bits before NAPI's xchg */
+	napi_schedule(&q->napi);
+}
 
 /* Queue 0's descriptors are the transport's vn->host.fd and vn->host.tx_fd */
 static inline int vecnet_q_fd(const struct vecnet_queue *q)

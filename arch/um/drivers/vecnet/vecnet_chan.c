@@ -344,8 +344,9 @@ bool vecnet_chan_frame_ok(const struct vecnet_chan *c, const u8 *data,
 static irqreturn_t vecnet_chan_interrupt(int irq, void *data)
 {
 	struct vecnet_chan *c = data;
+	struct vecnet_dev *vn = c->vn;
 
-	napi_schedule(&c->vn->q[0].napi);
+	vecnet_rx_wake(&vn->q[0], VECNET_RX_CHAN(c - vn->chan.ch));
 	return IRQ_HANDLED;
 }
 
@@ -381,7 +382,7 @@ static void vecnet_chan_work(struct work_struct *work)
 		}
 		spin_unlock_bh(&vn->q[0].tx.lock);
 		/* frames that came before the interrupt raise no edge */
-		napi_schedule(&vn->q[0].napi);
+		vecnet_rx_wake(&vn->q[0], VECNET_RX_CHAN(i));
 	}
 	for (i = 0; i < VECNET_CHAN_MAX; i++)
 		if (READ_ONCE(vn->chan.ch[i].state) == VECNET_CHAN_DYING)

@@ -31,13 +31,17 @@ static void vecnet_qkick(struct vecnet_queue *q)
 	napi_schedule(&q->napi);
 }
 
-/* Every queue polls: a change of the peer or the link concerns them all */
+/*
+ * Every queue reads every descriptor: a change of the peer or the link
+ * concerns them all, and frames that came before an interrupt existed
+ * raised none
+ */
 static void vecnet_kick(struct vecnet_dev *vn)
 {
 	unsigned int i;
 
 	for (i = 0; i < vn->nq; i++)
-		vecnet_qkick(&vn->q[i]);
+		vecnet_rx_wake(&vn->q[i], VECNET_RX_ALL);
 }
 
 /* ---- interrupts, timers, NAPI -------------------------------------------- */
@@ -51,7 +55,7 @@ enum {
 
 static irqreturn_t vecnet_rx_interrupt(int irq, void *data)
 {
-	vecnet_qkick(data);
+	vecnet_rx_wake(data, VECNET_RX_OWN);
 	return IRQ_HANDLED;
 }
 
@@ -393,7 +397,7 @@ int vecnet_replace_fd(struct vecnet_dev *vn, int fd)
 	netdev_unlock(vn->dev);
 	netif_tx_wake_all_queues(vn->dev);
 	if (!err)
-		vecnet_qkick(q);
+		vecnet_rx_wake(q, VECNET_RX_ALL);
 	return err;
 }
 

@@ -421,24 +421,77 @@ static int vecnet_rx_fd(struct vecnet_queue *q, int fd,
 	return done;
 }
 
+/*
+ * Descriptor @s of queue @q (0: its own, 1 + i: shortcut channel i), up
+ * to @budget frames.  Sets *@left when the budget ran out before the
+ * descriptor did.
+ */
+static int vecnet_rx_source(struct vecnet_queue *q, unsigned int s,
+			    int budget, bool *left)
+{
+	const struct vecnet_chan *c;
+	int done;
+
+	if (!s) {
+		done = vecnet_rx_fd(q, vecnet_q_fd(q), NULL, budget);
+	} else {
+		c = &q->vn->chan.ch[s - 1];
+		/* pairs with the release in vecnet_chan_work(): fd is set */
+		if (smp_load_acquire(&c->state) != VECNET_CHAN_ACTIVE)
+			return 0;
+		done = vecnet_rx_fd(q, c->fd, c, budget);
+	}
+	*left = done >= budget;
+	return done;
+}
+
+/*
+ * NAPI reads only the descriptors whose interrupt fired (rx_pending): a
+ * frame a second on a channel costs one host call, not one for every
+ * socket of the queue.  Each gets an equal share of the budget and the
+ * first place goes round, so that a flood on one (the switch, a channel)
+ * cannot starve the others.  One left with frames is read again in the
+ * next poll, which NAPI then owes us: the host raises no new edge for
+ * frames it already announced.
+ */
 int vecnet_rx(struct vecnet_queue *q, int budget)
 {
-	int done = vecnet_rx_fd(q, vecnet_q_fd(q), NULL, budget);
+	unsigned long todo = atomic_long_xchg(&q->rx_pending, 0), again = 0;
 	struct vecnet_dev *vn = q->vn;
-	unsigned int i;
+	unsigned int n = 1, s, k, first;
+	int done = 0, share;
+	bool left;
 
 	/* the channels are queue 0's */
-	if (!vn->chan.want || q->index)
-		return done;
+	if (vn->chan.want && !q->index)
+		n += VECNET_CHAN_MAX;
+	todo &= GENMASK(n - 1, 0);
+	if (!todo || budget <= 0) {
+		if (todo)
+			atomic_long_or(todo, &q->rx_pending);
+		return 0;
+	}
+	share = max_t(int, budget / hweight_long(todo), 1);
+	first = q->rx_first;
+	q->rx_first = (first + 1) % n;
 	/* vecnet_chan.c closes a channel only after a grace period */
 	rcu_read_lock();
-	for (i = 0; i < VECNET_CHAN_MAX && done < budget; i++) {
-		const struct vecnet_chan *c = &vn->chan.ch[i];
-
-		/* pairs with the release in vecnet_chan_work(): fd is set */
-		if (smp_load_acquire(&c->state) == VECNET_CHAN_ACTIVE)
-			done += vecnet_rx_fd(q, c->fd, c, budget - done);
+	for (k = 0; k < n; k++) {
+		s = (first + k) % n;
+		if (!(todo & BIT(s)))
+			continue;
+		if (done >= budget) {
+			again |= BIT(s);
+			continue;
+		}
+		done += vecnet_rx_source(q, s, min(share, budget - done),
+					 &left);
+		if (left)
+			again |= BIT(s);
 	}
 	rcu_read_unlock();
-	return done;
+	if (!again)
+		return done;
+	atomic_long_or(again, &q->rx_pending);
+	return budget;
 }

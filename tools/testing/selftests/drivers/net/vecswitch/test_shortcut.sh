@@ -7,10 +7,12 @@
 # switch's port counters do not), and guest c (shortcut=0) gets no
 # channel. When b's end closes (vec0 down and up) a falls back to the
 # switch and a new channel follows; when d takes b's MAC, the switch
-# withdraws a's channel. Then chan_peer.py, a hostile stand-in for the
-# switch, checks that a guest refuses bad offers, closes descriptors
-# forced on it, takes only the pinned address's frames from a channel,
-# and closes the channel on UNCHAN.
+# withdraws a's channel. A flood into either of b's sockets (the
+# channel, the switch's) leaves the other answering pings. Then
+# chan_peer.py, a hostile stand-in for the switch, checks that a guest
+# refuses bad offers, closes descriptors forced on it, takes only the
+# pinned address's frames from a channel, and closes the channel on
+# UNCHAN.
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd iperf3 python3
@@ -67,6 +69,31 @@ echo "# a -> c (shortcut=0): $(iperf_mbps "$TEST_TMP/ac.json") Mbit/s"
 [ "$(iperf_mbps "$TEST_TMP/ac.json")" -gt 0 ] && [ "$(guest_xstat c chan_opened)" = 0 ] &&
 	[ "$(guest_xstat c rx_chan_frames)" = 0 ]
 check_err $? "c (shortcut=0) moved nothing or got a channel"
+
+# A flood into one of b's sockets must not starve the other: a floods b
+# through the channel while c (shortcut=0) pings b through the switch,
+# then c floods b through the switch while a pings b over the channel.
+# fair FLOODER PINGER: PINGER's pings to b answered while FLOODER sends
+# b 64-byte UDP as fast as it can
+fair() {
+	local flood got
+
+	exec_in "$1" iperf3 -u -b 0 -l 64 -t 4 -c "${ip[b]}" >/dev/null 2>&1 &
+	flood=$!
+	sleep 1
+	got=$(exec_in "$2" ping -c 10 -i 0.2 -W 1 "${ip[b]}" |
+	      sed -n 's/.* \([0-9]*\) received.*/\1/p')
+	wait "$flood"
+	echo "# $2 -> b while $1 floods b: ${got:-0} of 10 pings answered"
+	[ "${got:-0}" -ge 5 ]
+}
+rx0=$(guest_xstat b rx_chan_frames)
+fair a c
+check_err $? "b's channel, flooded by a, starved its switch socket: c's pings went unanswered"
+[ "$(( $(guest_xstat b rx_chan_frames) - rx0 ))" -gt 1000 ]
+check_err $? "a's flood did not take the channel"
+fair c a
+check_err $? "b's switch socket, flooded by c, starved its channel: a's pings went unanswered"
 
 # b's end closes: a falls back to the switch, and a new channel comes
 exec_in b sh -c "ip link set vec0 down && ip link set vec0 up"
