@@ -39,7 +39,9 @@ G2G_VARIANTS = (("bridge", "Linux bridge, two taps"),
                 ("vecswitch", "vecswitch, default options"),
                 ("switched", "vecswitch --no-shortcut"),
                 ("plain", "vecswitch, vnet=0"),
-                ("virtio", "virtio_uml on --vhost-user"))
+                ("virtio", "virtio_uml on --vhost-user"),
+                ("bridge-cap1", "Linux bridge, one CPU in all"),
+                ("vecswitch-cap1", "vecswitch, default, one CPU in all"))
 
 
 LIGHT_PATHS = (("bridge", "two taps on a Linux bridge"),
@@ -120,6 +122,10 @@ def ratios(recs):
             q = ratio(a, b)
             if q is not None:
                 out.append({"what": f"guest-guest {case}: {what}", "ratio": q})
+        q = ratio(find(recs, "g2g", case, "vecswitch-cap1"), find(recs, "g2g", case, "bridge-cap1"))
+        if q is not None:
+            out.append({"what": f"guest-guest {case}, one CPU for guests and switch: "
+                                "vecswitch (default) / Linux bridge", "ratio": q})
         q = ratio(field(br, "guest_cpu_per_gbit"), field(sw, "guest_cpu_per_gbit"))
         if q is not None:
             out.append({"what": f"guest-guest {case}: guests' CPU per Gbit, bridge / vecswitch",

@@ -17,7 +17,8 @@
 # and through vecswitch with plain frames, vnet=0, and the same two on
 # the stock virtio-net driver through virtio_uml and --vhost-user;
 # iperf3's default reads
-# and 1 MiB ones), small (the same guests and paths and --hub, 64-byte
+# and 1 MiB ones; the bridge and the default path again with guests and
+# switch capped at one CPU together; medians of G2G_RUNS=5), small (the same guests and paths and --hub, 64-byte
 # UDP: frames a second received and the loss), idle (one pair's
 # throughput with idle guests attached, switch against --hub, and as a
 # control the most idle guests on a second switch), rate (port

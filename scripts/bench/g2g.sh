@@ -7,18 +7,33 @@
 # shellcheck disable=SC2154  # the globals and helpers are bench.sh's and lib.sh's
 
 # The variants take turns within each run, so that a host that drifts
-# does not favour one of them.
+# does not favour one of them.  Each figure is the median of G2G_RUNS
+# runs (5 unless set), with the spread.  A variant with the suffix
+# "-cap1" runs its guests (and its switch) in one cpu cgroup capped at
+# one CPU: the rate at a fixed CPU budget rather than whatever the
+# machine has spare (the bridge's softirq work may escape the cap, see
+# cpu_cap_enter).  G2G_CASES and G2G_VARIANTS limit the suite to those.
 bench_g2g() {
-	local c r v key flags
+	local c r v key flags n=${G2G_RUNS:-5}
 	local -A gbps=() ggcpu=() gscpu=()
 	local -A cflags=([tcp-fwd]="" [tcp-fwd-1M]="-l 1M")
 
-	for r in $(seq 1 "$runs"); do
-		for c in tcp-fwd tcp-fwd-1M; do
+	for r in $(seq 1 "$n"); do
+		for c in ${G2G_CASES:-tcp-fwd tcp-fwd-1M}; do
 			flags=${cflags[$c]}
-			for v in bridge vecswitch switched plain virtio; do
-				say "g2g $c $v run $r/$runs"
-				pair_flags=$flags g2g_once "$v"
+			for v in ${G2G_VARIANTS:-bridge vecswitch switched plain virtio \
+				   bridge-cap1 vecswitch-cap1}; do
+				say "g2g $c $v run $r/$n"
+				if [[ $v == *-cap1 ]]; then
+					if ! cpu_cap_enter 1; then
+						say "g2g: no cpu cgroup to cap, $v left out"
+						continue
+					fi
+					pair_flags=$flags g2g_once "${v%-cap1}"
+					cpu_cap_leave
+				else
+					pair_flags=$flags g2g_once "$v"
+				fi
 				key="$c $v"
 				gbps[$key]+=" $pair_bps" ggcpu[$key]+=" $pair_gcpu"
 				gscpu[$key]+=" $pair_scpu"

@@ -150,12 +150,15 @@ flow_client() {
 # end (flow_cpu) and writes result.json.  With CLIENT_DIR, the server
 # stays up until the flow's CPU time has been taken.  $guest_setup, where
 # set, runs in both once vec0 is up (ethtool settings), and its output is
-# kept in setup.log.
+# kept in setup.log; $guest_after, in the server once its flow ended.
 # server_cmd ADDR [CLIENT_DIR]
 server_cmd() {
 	echo "ip addr add $1/24 dev ${pair_dev:-vec0} && ip link set ${pair_dev:-vec0} up && $(setup_cmd) &&
-	      { iperf3 -s -1 >/dev/null 2>&1 & touch ready; wait; }${2:+; $(flow_hold "$2")}"
+	      { iperf3 -s -1 >/dev/null 2>&1 & touch ready; wait; }; $(after_cmd)${2:+; $(flow_hold "$2")}"
 }
+# $guest_after, where set, runs in the server guest once its flow ended
+# (ethtool -S), its output kept in after.log
+after_cmd() { echo "{ ${guest_after:-true}; } >after.log 2>&1"; }
 setup_cmd() { echo "{ ${guest_setup:-true}; } >setup.log 2>&1"; }
 # client_cmd ADDR SERVER SERVER_DIR IPERF_FLAGS
 client_cmd() {
@@ -362,6 +365,48 @@ idle_elsewhere=0
 bench_switch() {
 	start_switch "$@" || true
 	pids+=("$SWITCH_PID")
+}
+
+# --- a fixed CPU budget ----------------------------------------------------
+# cpu_cap_enter CPUS: this shell, and whatever it starts until
+# cpu_cap_leave, shares a budget of CPUS CPUs a second: a cpu cgroup
+# (cgroup v2's cpu.max, else v1's CFS quota).  Only the time charged to
+# those processes counts: work the host kernel does in softirq context
+# (a bridge forwarding, a tap delivering) may escape the budget.
+# Returns 1 where no cpu controller can be used.
+cap_dir='' cap_home=''
+cpu_cap_enter() {
+	local quota=$(($1 * 100000)) root=/sys/fs/cgroup
+
+	cap_dir='' cap_home=''
+	if grep -qw cpu "$root/cgroup.controllers" 2>/dev/null; then
+		grep -qw cpu "$root/cgroup.subtree_control" ||
+			echo +cpu >"$root/cgroup.subtree_control" 2>/dev/null || return 1
+		cap_home=$root$(sed -n 's/^0:://p' /proc/self/cgroup)
+		cap_dir=$root/vecnet-bench-$$
+		mkdir -p "$cap_dir" && echo "$quota 100000" >"$cap_dir/cpu.max" || return 1
+	elif [ -w "$root/cpu/cgroup.procs" ]; then
+		cap_home=$root/cpu$(sed -n 's/^[0-9]*:cpu[,:].*:\(.*\)$/\1/p; s/^[0-9]*:cpu:\(.*\)$/\1/p' /proc/self/cgroup | head -1)
+		cap_dir=$root/cpu/vecnet-bench-$$
+		mkdir -p "$cap_dir" && echo 100000 >"$cap_dir/cpu.cfs_period_us" &&
+			echo "$quota" >"$cap_dir/cpu.cfs_quota_us" || return 1
+	else
+		return 1
+	fi
+	echo "$BASHPID" >"$cap_dir/cgroup.procs"
+}
+
+# cpu_cap_leave: the shell back where it was; the group goes once empty
+cpu_cap_leave() {
+	local i
+
+	[ -n "$cap_dir" ] || return 0
+	echo "$BASHPID" >"$cap_home/cgroup.procs" 2>/dev/null || true
+	for i in $(seq 50); do
+		rmdir "$cap_dir" 2>/dev/null && break
+		sleep 0.1
+	done
+	cap_dir=''
 }
 
 # --- the same two guests on the paths a user could pick ------------------

@@ -32,7 +32,7 @@ bench_small() {
 	local -A spps=() sloss=()
 
 	for r in $(seq 1 "$runs"); do
-		for v in bridge vecswitch switched hub; do
+		for v in ${SMALL_VARIANTS:-bridge vecswitch switched hub}; do
 			say "small $v run $r/$runs"
 			pair_flags="-u -l 64 -b 0" g2g_once "$v"
 			read -r pps loss < <(small_pps "$work/cli/result.json")
