@@ -59,12 +59,11 @@
 #define VECNET_TX_IOV		(2 + MAX_SKB_FRAGS)
 #define VECNET_HDR_MAX		64
 /*
- * Receive buffers up to this size go up the stack as they are and are
- * replaced; larger ones (super-frames) stay and their frames are copied
+ * The linear part of a receive buffer at most: a ring whose frames may be
+ * longer (super-frames) takes the rest into pages of its own, one I/O
+ * vector each, which go up the stack as the frame's fragments
  */
-#define VECNET_RX_SWAP_MAX	2048
-/* The linear part of a copied frame: room for every header GRO reads */
-#define VECNET_RX_HEAD		256
+#define VECNET_RX_HEAD_MAX	2048
 /* Shortcut channels a device holds at most (vecnet_chan.c) */
 #define VECNET_CHAN_MAX		8
 /* A transmit slot that goes to the main descriptor, not a channel */
@@ -314,13 +313,17 @@ extern const struct vecnet_stat_desc vecnet_xstats_desc[];
 extern const unsigned int vecnet_xstats_count;
 
 struct vecnet_rxq {
-	struct sk_buff **skbs;
+	struct sk_buff **skbs;	/* each slot's linear part: head_len bytes */
+	struct page **pages;	/* npages per slot, for super-frames */
 	struct mmsghdr *msgs;
-	struct iovec *iov;	/* two per slot: header, frame */
+	struct iovec *iov;	/* iov_n per slot: header, linear, pages */
 	u8 *hdrs;
 	u8 *names;
 	u8 *cmsgs;		/* VECNET_CMSG_LEN per slot, with channels */
-	unsigned int buf_len;
+	unsigned int buf_len;	/* the longest datagram a slot must take */
+	unsigned int head_len;
+	unsigned int npages;
+	unsigned int iov_n;
 };
 
 struct vecnet_txq {
@@ -630,6 +633,8 @@ void vecnet_rings_free(struct vecnet_dev *vn);
 bool vecnet_rx_alloc_fails(void);
 struct sk_buff *vecnet_rx_skb(struct vecnet_queue *q, bool in_napi);
 void vecnet_rx_slot(struct vecnet_queue *q, unsigned int i);
+struct sk_buff *vecnet_rx_take(struct vecnet_queue *q, unsigned int i,
+			       unsigned int len);
 struct netdev_queue *vecnet_netdev_queue(const struct vecnet_queue *q);
 /* Called with the queue's tx.lock held */
 void vecnet_tx_slot(struct vecnet_queue *q, unsigned int slot,

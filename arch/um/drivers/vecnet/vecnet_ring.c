@@ -58,7 +58,7 @@ bool vecnet_rx_alloc_fails(void)
 struct sk_buff *vecnet_rx_skb(struct vecnet_queue *q, bool in_napi)
 {
 	struct vecnet_dev *vn = q->vn;
-	unsigned int len = vn->cfg.headroom + q->rx.buf_len;
+	unsigned int len = vn->cfg.headroom + q->rx.head_len;
 	struct sk_buff *skb;
 
 	if (in_napi && vecnet_rx_alloc_fails())
@@ -75,9 +75,10 @@ void vecnet_rx_slot(struct vecnet_queue *q, unsigned int i)
 {
 	const struct vecnet_dev *vn = q->vn;
 	struct user_msghdr *h = &q->rx.msgs[i].msg_hdr;
-	struct iovec *iov = &q->rx.iov[i * 2];
 	struct vecnet_rxq *rx = &q->rx;
-	unsigned int n = 0;
+	struct iovec *iov = &rx->iov[i * rx->iov_n];
+	struct page **pages = rx->pages + i * rx->npages;
+	unsigned int n = 0, p;
 
 	if (vn->host.rx_hdr_len) {
 		iov[n].iov_base = (void __force __user *)
@@ -85,7 +86,11 @@ void vecnet_rx_slot(struct vecnet_queue *q, unsigned int i)
 		iov[n++].iov_len = vn->host.rx_hdr_len;
 	}
 	iov[n].iov_base = (void __force __user *)rx->skbs[i]->data;
-	iov[n++].iov_len = rx->buf_len;
+	iov[n++].iov_len = rx->head_len;
+	for (p = 0; p < rx->npages; p++) {
+		iov[n].iov_base = (void __force __user *)page_address(pages[p]);
+		iov[n++].iov_len = PAGE_SIZE;
+	}
 
 	h->msg_iov = (struct iovec __force __user *)iov;
 	h->msg_iovlen = n;
@@ -97,6 +102,62 @@ void vecnet_rx_slot(struct vecnet_queue *q, unsigned int i)
 		(void __force __user *)(rx->cmsgs + i * VECNET_CMSG_LEN) : NULL;
 	h->msg_controllen = rx->cmsgs ? VECNET_CMSG_LEN : 0;
 	h->msg_flags = 0;
+}
+
+/*
+ * Slot @i holds a datagram of @len bytes (transport header excluded):
+ * its buffers become an skb, the linear part and as many of its pages as
+ * the frame fills, and fresh ones take their place.  Without fresh
+ * buffers the frame is dropped and the slot keeps its own.  NULL when
+ * dropped (counted).
+ */
+struct sk_buff *vecnet_rx_take(struct vecnet_queue *q, unsigned int i,
+			       unsigned int len)
+{
+	struct vecnet_rxq *rx = &q->rx;
+	struct page **pages = rx->pages + i * rx->npages;
+	struct page *fresh_pages[MAX_SKB_FRAGS];
+	unsigned int n = 0, j, off;
+	struct sk_buff *skb, *fresh;
+
+	if (len > rx->head_len)
+		n = DIV_ROUND_UP(len - rx->head_len, PAGE_SIZE);
+	if (unlikely(n > rx->npages)) {
+		DEV_STATS_INC(q->vn->dev, rx_length_errors);
+		goto drop;
+	}
+	fresh = vecnet_rx_skb(q, true);
+	if (unlikely(!fresh))
+		goto nomem;
+	for (j = 0; j < n; j++) {
+		fresh_pages[j] = vecnet_rx_alloc_fails() ? NULL :
+				 dev_alloc_page();
+		if (unlikely(!fresh_pages[j])) {
+			while (j--)
+				put_page(fresh_pages[j]);
+			dev_kfree_skb_any(fresh);
+			goto nomem;
+		}
+	}
+	skb = rx->skbs[i];
+	rx->skbs[i] = fresh;
+	skb_put(skb, min(len, rx->head_len));
+	for (j = 0, off = rx->head_len; j < n; j++, off += PAGE_SIZE) {
+		skb_add_rx_frag(skb, j, pages[j], 0,
+				min_t(unsigned int, len - off, PAGE_SIZE),
+				PAGE_SIZE);
+		pages[j] = fresh_pages[j];
+	}
+	vecnet_rx_slot(q, i);
+	return skb;
+
+nomem:
+	vecnet_xstats_add_n(q, VECNET_XS_NAPI, vecnet_xs_off(rx_alloc_failed),
+			    1);
+drop:
+	dev_dstats_rx_dropped(q->vn->dev);
+	vecnet_rx_slot(q, i);
+	return NULL;
 }
 
 /* The stack's transmit queue that queue @q serves */
@@ -248,7 +309,13 @@ static void vecnet_ring_free(struct vecnet_queue *q)
 		for (i = 0; i < q->vn->rx_depth; i++)
 			dev_kfree_skb(q->rx.skbs[i]);
 	}
+	if (q->rx.pages) {
+		for (i = 0; i < q->vn->rx_depth * q->rx.npages; i++)
+			if (q->rx.pages[i])
+				put_page(q->rx.pages[i]);
+	}
 	kfree(q->rx.skbs);
+	kvfree(q->rx.pages);
 	kfree(q->rx.msgs);
 	kfree(q->rx.iov);
 	kfree(q->rx.hdrs);
@@ -306,9 +373,14 @@ static int vecnet_ring_alloc(struct vecnet_queue *q)
 	unsigned int d = vn->rx_depth, t = vn->tx_depth, i;
 
 	rx->buf_len = vecnet_rx_buf_len(vn);
+	rx->head_len = min_t(unsigned int, rx->buf_len, VECNET_RX_HEAD_MAX);
+	rx->npages = DIV_ROUND_UP(rx->buf_len - rx->head_len, PAGE_SIZE);
+	if (WARN_ON_ONCE(rx->npages > MAX_SKB_FRAGS))
+		return -EINVAL;
+	rx->iov_n = 2 + rx->npages;
 	rx->skbs = kcalloc(d, sizeof(*rx->skbs), GFP_KERNEL);
 	rx->msgs = kcalloc(d, sizeof(*rx->msgs), GFP_KERNEL);
-	rx->iov = kcalloc(d * 2, sizeof(*rx->iov), GFP_KERNEL);
+	rx->iov = kcalloc(d * rx->iov_n, sizeof(*rx->iov), GFP_KERNEL);
 	tx->skbs = kcalloc(t, sizeof(*tx->skbs), GFP_KERNEL);
 	tx->msgs = kcalloc(t, sizeof(*tx->msgs), GFP_KERNEL);
 	tx->iov = kcalloc(t * VECNET_TX_IOV, sizeof(*tx->iov), GFP_KERNEL);
@@ -337,6 +409,17 @@ static int vecnet_ring_alloc(struct vecnet_queue *q)
 		if (!rx->cmsgs || !tx->chan)
 			return -ENOMEM;
 		memset(tx->chan, VECNET_CHAN_NONE, t);
+	}
+	if (rx->npages) {
+		rx->pages = kvcalloc(d * rx->npages, sizeof(*rx->pages),
+				     GFP_KERNEL);
+		if (!rx->pages)
+			return -ENOMEM;
+		for (i = 0; i < d * rx->npages; i++) {
+			rx->pages[i] = alloc_page(GFP_KERNEL);
+			if (!rx->pages[i])
+				return -ENOMEM;
+		}
 	}
 	for (i = 0; i < d; i++) {
 		rx->skbs[i] = vecnet_rx_skb(q, false);

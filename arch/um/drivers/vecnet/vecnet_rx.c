@@ -3,10 +3,9 @@
  * vecnet: receive.  NAPI reads a batch of datagrams per host call from
  * a queue's descriptor (on queue 0 also from each shortcut channel),
  * takes what leads each frame (a virtio-net header, a negotiation
- * message, a tunnel header) and hands the frames up the stack.  A
- * buffer of up to VECNET_RX_SWAP_MAX bytes goes up as it is and is
- * replaced; a super-frame sized one stays in the ring, and its frame is
- * copied out.
+ * message, a tunnel header) and hands the frames up the stack: a slot's
+ * buffers go up as they are, the linear part and the pages a super-frame
+ * filled (vecnet_rx_take), and fresh ones take their place.
  */
 
 #include <linux/skbuff.h>
@@ -28,45 +27,6 @@ static void vecnet_rx_peer_lost(struct vecnet_dev *vn)
 	spin_lock(&vn->q[0].tx.lock);
 	vecnet_peer_lost(vn);
 	spin_unlock(&vn->q[0].tx.lock);
-}
-
-/*
- * A frame from a super-frame sized buffer (64 KiB), copied into an skb
- * of its own size: the headers in the linear part, the rest in pages.
- * Handing the buffer itself up would charge every socket that queues
- * the frame 64 KiB whatever its length, which shrinks TCP's receive
- * window, and take a large allocation per frame to refill the ring.
- */
-static struct sk_buff *vecnet_rx_copy(struct vecnet_queue *q, const u8 *data,
-				      unsigned int len)
-{
-	struct vecnet_dev *vn = q->vn;
-	unsigned int head = len <= VECNET_RX_SWAP_MAX ? len : VECNET_RX_HEAD;
-	unsigned int off, f = 0;
-	struct sk_buff *skb;
-
-	if (vecnet_rx_alloc_fails())
-		return NULL;
-	skb = napi_alloc_skb(&q->napi, vn->cfg.headroom + head);
-	if (!skb)
-		return NULL;
-	skb_reserve(skb, vn->cfg.headroom);
-	skb_put_data(skb, data, head);
-	for (off = head; off < len; f++) {
-		unsigned int chunk = min_t(unsigned int, len - off, PAGE_SIZE);
-		struct page *page = dev_alloc_page();
-
-		if (!page || f == MAX_SKB_FRAGS) {
-			if (page)
-				__free_page(page);
-			dev_kfree_skb_any(skb);
-			return NULL;
-		}
-		memcpy(page_address(page), data + off, chunk);
-		skb_add_rx_frag(skb, f, page, 0, chunk, PAGE_SIZE);
-		off += chunk;
-	}
-	return skb;
 }
 
 /*
@@ -263,7 +223,7 @@ static unsigned int vecnet_rx_frame(struct vecnet_queue *q,
 	struct net_device *dev = vn->dev;
 	struct vecnet_rxq *rx = &q->rx;
 	struct virtio_net_hdr inline_hdr;
-	struct sk_buff *skb, *fresh;
+	struct sk_buff *skb;
 	unsigned int n;
 	int extra = 0;
 
@@ -299,31 +259,12 @@ static unsigned int vecnet_rx_frame(struct vecnet_queue *q,
 		}
 	}
 
-	len -= hl;
-	if (rx->buf_len > VECNET_RX_SWAP_MAX) {
-		/* A super-frame buffer stays in the ring; the frame is copied */
-		skb = vecnet_rx_copy(q, rx->skbs[i]->data + extra, len - extra);
-		vecnet_rx_slot(q, i);
-		if (unlikely(!skb)) {
-			vecnet_qcount_napi(q, rx_alloc_failed);
-			dev_dstats_rx_dropped(dev);
-			return 0;
-		}
-	} else {
-		/* Refill first: without a fresh buffer the frame is dropped */
-		fresh = vecnet_rx_skb(q, true);
-		if (unlikely(!fresh)) {
-			vecnet_qcount_napi(q, rx_alloc_failed);
-			vecnet_rx_drop(q, i);
-			return 0;
-		}
-		skb = rx->skbs[i];
-		rx->skbs[i] = fresh;
-		vecnet_rx_slot(q, i);
-		skb_put(skb, len);
-		if (extra)
-			__skb_pull(skb, extra);
-	}
+	/* the slot's buffers go up as they are, fresh ones take their place */
+	skb = vecnet_rx_take(q, i, len - hl);
+	if (unlikely(!skb))
+		return 0;
+	if (extra)
+		__skb_pull(skb, extra);
 	if (vh && vecnet_rx_vnet_hdr(q, skb, vh)) {
 		dev_kfree_skb_any(skb);
 		dev_dstats_rx_dropped(dev);
