@@ -40,8 +40,12 @@ G2G_VARIANTS = (("bridge", "Linux bridge, two taps"),
                 ("switched", "vecswitch --no-shortcut"),
                 ("plain", "vecswitch, vnet=0"),
                 ("virtio", "virtio_uml on --vhost-user"),
+                ("vecswitch-big", "vecswitch, guests with gso_max=262144"),
+                ("direct", "direct link, no switch"),
+                ("direct-big", "direct link, gso_max=262144"),
                 ("bridge-cap1", "Linux bridge, one CPU in all"),
-                ("vecswitch-cap1", "vecswitch, default, one CPU in all"))
+                ("vecswitch-cap1", "vecswitch, default, one CPU in all"),
+                ("vecswitch-big-cap1", "vecswitch, gso_max=262144, one CPU in all"))
 
 
 LIGHT_PATHS = (("bridge", "two taps on a Linux bridge"),
@@ -122,10 +126,17 @@ def ratios(recs):
             q = ratio(a, b)
             if q is not None:
                 out.append({"what": f"guest-guest {case}: {what}", "ratio": q})
-        q = ratio(find(recs, "g2g", case, "vecswitch-cap1"), find(recs, "g2g", case, "bridge-cap1"))
-        if q is not None:
-            out.append({"what": f"guest-guest {case}, one CPU for guests and switch: "
-                                "vecswitch (default) / Linux bridge", "ratio": q})
+        for v, what in (("vecswitch-big", "vecswitch, gso_max=262144"),
+                        ("direct", "direct link"), ("direct-big", "direct link, gso_max=262144")):
+            q = ratio(find(recs, "g2g", case, v), br)
+            if q is not None:
+                out.append({"what": f"guest-guest {case}: {what} / Linux bridge", "ratio": q})
+        for v, what in (("vecswitch-cap1", "vecswitch (default)"),
+                        ("vecswitch-big-cap1", "vecswitch, gso_max=262144")):
+            q = ratio(find(recs, "g2g", case, v), find(recs, "g2g", case, "bridge-cap1"))
+            if q is not None:
+                out.append({"what": f"guest-guest {case}, one CPU for guests and switch: "
+                                    f"{what} / Linux bridge", "ratio": q})
         q = ratio(field(br, "guest_cpu_per_gbit"), field(sw, "guest_cpu_per_gbit"))
         if q is not None:
             out.append({"what": f"guest-guest {case}: guests' CPU per Gbit, bridge / vecswitch",

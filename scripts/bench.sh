@@ -17,8 +17,10 @@
 # and through vecswitch with plain frames, vnet=0, and the same two on
 # the stock virtio-net driver through virtio_uml and --vhost-user;
 # iperf3's default reads
-# and 1 MiB ones; the bridge and the default path again with guests and
-# switch capped at one CPU together; medians of G2G_RUNS=5), small (the same guests and paths and --hub, 64-byte
+# and 1 MiB ones; with super-frames up to 256 KiB (gso_max=262144) on
+# vecswitch and on a direct link with no switch; the bridge and vecswitch
+# again with guests and switch capped at one CPU together; medians of
+# G2G_RUNS=5), small (the same guests and paths and --hub, 64-byte
 # UDP: frames a second received and the loss), idle (one pair's
 # throughput with idle guests attached, switch against --hub, and as a
 # control the most idle guests on a second switch), rate (port
@@ -59,6 +61,8 @@ secs=${SECS:-5}
 suites=("$@")
 [ ${#suites[@]} -gt 0 ] || suites=(rate transports tunnels g2g small kernels idle vxlan faults flood mq light plain)
 vswblast=$build/vswblast
+# BIG TCP's gso_max_size and gso_ipv4_max_size, for iproute2 before 6.3
+gso_size=$top/tools/testing/selftests/drivers/net/vecnet/gso_size.py
 
 mkdir -p "$out"
 raw=$out/raw.jsonl

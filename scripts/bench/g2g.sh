@@ -21,8 +21,9 @@ bench_g2g() {
 	for r in $(seq 1 "$n"); do
 		for c in ${G2G_CASES:-tcp-fwd tcp-fwd-1M}; do
 			flags=${cflags[$c]}
-			for v in ${G2G_VARIANTS:-bridge vecswitch switched plain virtio \
-				   bridge-cap1 vecswitch-cap1}; do
+			for v in ${G2G_VARIANTS:-bridge vecswitch vecswitch-big switched \
+				   plain direct direct-big virtio bridge-cap1 \
+				   vecswitch-cap1 vecswitch-big-cap1}; do
 				say "g2g $c $v run $r/$n"
 				if [[ $v == *-cap1 ]]; then
 					if ! cpu_cap_enter 1; then

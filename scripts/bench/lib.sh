@@ -417,13 +417,17 @@ cpu_cap_leave() {
 #   switched   vecswitch --no-shortcut: every frame through the switch
 #   plain      vecswitch, the guests with vnet=0 (plain frames)
 #   hub        vecswitch --hub (no headers, every frame to every port)
+#   vecswitch-big  the same with super-frames up to 256 KiB (gso_max=,
+#              gso_max_size and gso_ipv4_max_size raised in the guests)
+#   direct     no switch: each guest's vec0 sends to the other's socket
+#   direct-big the same with super-frames up to 256 KiB
 #   virtio     vecswitch --vhost-user, the guests on the stock virtio-net
 #              driver through virtio_uml (eth0) instead of vec0
 # With $pair_queues set, each guest's vec0 has that many queues (the
 # bridge's taps are multiqueue ones either way).
 # The rate goes to $pair_bps, the CPU per Gbit to $pair_gcpu, $pair_scpu.
 g2g_once() {
-	local sw='' a b t
+	local sw='' a b t guest_setup=${guest_setup:-}
 
 	pair_dev=vec0
 	netns_fresh
@@ -438,7 +442,7 @@ g2g_once() {
 		ip -n "$ns" link set gbr0 up
 		a="transport=tap,ifname=gtap0,gro=1,depth=128"
 		b="transport=tap,ifname=gtap1,gro=1,depth=128" ;;
-	vecswitch|switched|plain|hub)
+	vecswitch|vecswitch-big|switched|plain|hub)
 		case $1 in
 		switched) bench_switch "$ns" --dgram "$work/sw.sock" --no-shortcut ;;
 		hub) bench_switch "$ns" --dgram "$work/sw.sock" --hub ;;
@@ -447,7 +451,18 @@ g2g_once() {
 		sw=${pids[-1]}
 		a="transport=unixdgram,path=$work/sw.sock,depth=128"
 		[ "$1" = plain ] && a+=",vnet=0"
+		if [ "$1" = vecswitch-big ]; then
+			a+=",gso_max=262144"
+			guest_setup="python3 $gso_size vec0 262144; ${guest_setup:-true}"
+		fi
 		b=$a ;;
+	direct|direct-big)
+		a="transport=unixdgram,local=$work/a.sock,path=$work/b.sock,depth=128"
+		b="transport=unixdgram,local=$work/b.sock,path=$work/a.sock,depth=128"
+		if [ "$1" = direct-big ]; then
+			a+=",gso_max=262144" b+=",gso_max=262144"
+			guest_setup="python3 $gso_size vec0 262144; ${guest_setup:-true}"
+		fi ;;
 	virtio)
 		bench_switch "$ns" --vhost-user "$work/vh.sock"
 		sw=${pids[-1]}

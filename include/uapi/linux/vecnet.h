@@ -14,10 +14,12 @@
  *
  *   HELLO   guest -> peer: (re)start; frames are plain until MODE.  flags:
  *           what the sender takes (F_VNET, F_CHAN, F_MQ), max_frame: the
- *           longest frame it takes with a header.
+ *           longest frame it takes with a header, from its Ethernet
+ *           header on (65554 for 64 KiB super-frames; more with BIG TCP,
+ *           which the peer may then send it).
  *   MODE    either way: the sender's frames carry a struct virtio_net_hdr
  *           from the next one on (F_VNET), or not; F_CHAN: the switch
- *           will offer shortcut channels.
+ *           will offer shortcut channels.  max_frame as in HELLO.
  *   CHAN    switch -> guest, with one descriptor (SCM_RIGHTS): a datagram
  *           socket that reaches the guest with address mac directly.
  *   UNCHAN  either way: the channel to mac is withdrawn, or was closed.

@@ -187,6 +187,13 @@ enum vecnet_vnet {
 #define VECNET_VNET_FEATURES	(VECNET_TX_FEATURES | NETIF_F_RXCSUM)
 /* Receive buffer for a host-coalesced super-frame (rx-gro-hw) */
 #define VECNET_GSO_FRAME	(GSO_LEGACY_MAX_SIZE + ETH_HLEN + VLAN_HLEN)
+/*
+ * gso_max= (unixdgram): the longest super-frame, IP packet as in
+ * gso_max_size, a device takes and, where the peer takes as long ones,
+ * sends (BIG TCP): the default and the most
+ */
+#define VECNET_GSO_MAX_DEFAULT	GSO_LEGACY_MAX_SIZE
+#define VECNET_GSO_MAX_MAX	(256 * 1024)
 
 struct vecnet_dev;
 
@@ -293,6 +300,9 @@ struct vecnet_xstats {
 	u64_stats_t chan_stalled;
 	u64_stats_t mq_joined;
 	u64_stats_t rx_fds_dropped;
+	u64_stats_t tx_big_frames;
+	u64_stats_t rx_big_frames;
+	u64_stats_t tx_big_refused;
 	struct u64_stats_sync syncp;
 };
 
@@ -323,6 +333,7 @@ struct vecnet_rxq {
 	unsigned int buf_len;	/* the longest datagram a slot must take */
 	unsigned int head_len;
 	unsigned int npages;
+	unsigned int page_order;
 	unsigned int iov_n;
 };
 
@@ -404,6 +415,11 @@ struct vecnet_chan {
 	u8 state;		/* enum vecnet_chan_state, under tx.lock */
 	u8 mac[ETH_ALEN];	/* the address behind the other end */
 	u64 stall_ns;		/* tx.lock: first "later" of a run, 0: none */
+	/*
+	 * The longest frame the other guest takes: VECNET_GSO_FRAME, or
+	 * more once its MODE on the channel says so (gso_max= on both)
+	 */
+	u32 tx_frame;
 };
 
 /*
@@ -439,6 +455,14 @@ struct vecnet_nego {
 	bool tx_vnet;			/* tx.lock: ours do */
 	bool agreed;
 	unsigned int tries;
+	/* gso_max=: super-frames we take, and send where the peer does */
+	u32 gso_max;
+	/*
+	 * The longest frame (from its Ethernet header) the peer takes as it
+	 * said, at most ours; VECNET_GSO_FRAME until it says more, or once
+	 * the host refused one of ours that long (vecnet_tx.c)
+	 */
+	u32 tx_frame;
 };
 
 /* Queues after the first (vecnet_nego.c, vecnet_tx.c) */
@@ -497,6 +521,11 @@ struct vecnet_dev {
 	/* RTNL: vecnet_open() succeeded, vecnet_stop() has not run since */
 	bool opened;
 	unsigned int batch;
+	/*
+	 * Free transmit slots xmit needs: 1, or with super-frames beyond
+	 * 64 KiB as many as one cut into pieces takes (vecnet_xmit_big)
+	 */
+	unsigned int tx_reserve;
 
 	/* the rings' slots while up; cfg's take effect at the next up */
 	u32 rx_depth;
@@ -531,6 +560,15 @@ static inline int vecnet_tx_fd(const struct vecnet_queue *q)
 	if (!q->index && q->vn->host.tx_fd >= 0)
 		return q->vn->host.tx_fd;
 	return vecnet_q_fd(q);
+}
+
+/*
+ * The longest frame, from its Ethernet header, a negotiating device takes
+ * (gso_max=): what its HELLO and MODE say, what its receive buffers hold
+ */
+static inline u32 vecnet_frame_max(const struct vecnet_dev *vn)
+{
+	return (vn->nego.gso_max ?: GSO_LEGACY_MAX_SIZE) + ETH_HLEN + VLAN_HLEN;
 }
 
 /* ---- control messages ---------------------------------------------------- */
@@ -599,6 +637,8 @@ bool vecnet_nego_join_ack(struct vecnet_queue *q, const u8 *m,
 
 /* vecnet_tx.c */
 void vecnet_xmit(struct sk_buff *skb, struct net_device *dev);
+netdev_tx_t vecnet_xmit_big(struct sk_buff *skb, struct net_device *dev);
+void vecnet_tx_big_setup(struct vecnet_dev *vn);
 u16 vecnet_select_queue(struct net_device *dev, struct sk_buff *skb,
 			struct net_device *sb_dev);
 void vecnet_tx_poll(struct vecnet_queue *q, bool resume);
@@ -621,7 +661,8 @@ void vecnet_chan_revoke(struct vecnet_dev *vn, const u8 *mac);
 void vecnet_chan_kill_all(struct vecnet_dev *vn);
 void vecnet_chan_close_all(struct vecnet_dev *vn);
 u8 vecnet_chan_pick(const struct vecnet_dev *vn, const struct sk_buff *skb);
-bool vecnet_chan_dest(const struct vecnet_dev *vn, const struct sk_buff *skb);
+u32 vecnet_chan_dest(const struct vecnet_dev *vn, const struct sk_buff *skb);
+bool vecnet_chan_msg(struct vecnet_chan *c, const u8 *data, unsigned int len);
 bool vecnet_chan_send_failed(struct vecnet_dev *vn, unsigned int idx, int err);
 void vecnet_chan_sent(struct vecnet_dev *vn, unsigned int idx);
 bool vecnet_chan_frame_ok(const struct vecnet_chan *c, const u8 *data,
@@ -631,6 +672,7 @@ bool vecnet_chan_frame_ok(const struct vecnet_chan *c, const u8 *data,
 int vecnet_rings_alloc(struct vecnet_dev *vn);
 void vecnet_rings_free(struct vecnet_dev *vn);
 bool vecnet_rx_alloc_fails(void);
+bool vecnet_tx_big_fails(void);
 struct sk_buff *vecnet_rx_skb(struct vecnet_queue *q, bool in_napi);
 void vecnet_rx_slot(struct vecnet_queue *q, unsigned int i);
 struct sk_buff *vecnet_rx_take(struct vecnet_queue *q, unsigned int i,

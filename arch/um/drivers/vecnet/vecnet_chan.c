@@ -204,6 +204,7 @@ void vecnet_chan_offer(struct vecnet_dev *vn, const u8 *mac, int fd)
 	vn->chan.ch[i].fd = fd;
 	vn->chan.ch[i].irq = 0;
 	vn->chan.ch[i].stall_ns = 0;
+	vn->chan.ch[i].tx_frame = VECNET_GSO_FRAME;
 	ether_addr_copy(vn->chan.ch[i].mac, mac);
 	WRITE_ONCE(vn->chan.ch[i].state, VECNET_CHAN_PENDING);
 	spin_unlock(&vn->q[0].tx.lock);
@@ -246,32 +247,74 @@ u8 vecnet_chan_pick(const struct vecnet_dev *vn, const struct sk_buff *skb)
 	for (i = 0; i < VECNET_CHAN_MAX; i++) {
 		const struct vecnet_chan *c = &vn->chan.ch[i];
 
+		/* one too long for the other guest goes to the switch */
 		if (c->state == VECNET_CHAN_ACTIVE &&
 		    ether_addr_equal(c->mac, eth->h_dest))
-			return i;
+			return skb->len <= READ_ONCE(c->tx_frame) ? i :
+			       VECNET_CHAN_NONE;
 	}
 	return VECNET_CHAN_NONE;
 }
 
 /*
- * Without a lock, for steering: does a frame go to a channel?  A channel
- * that opens or closes meanwhile only moves a frame to the switch path.
+ * Without a lock, for steering and for cutting super-frames: does a
+ * frame go to a channel?  The longest frame the channel's other guest
+ * takes, or 0.  A channel that opens or closes meanwhile only moves a
+ * frame to the switch path.
  */
-bool vecnet_chan_dest(const struct vecnet_dev *vn, const struct sk_buff *skb)
+u32 vecnet_chan_dest(const struct vecnet_dev *vn, const struct sk_buff *skb)
 {
 	const struct ethhdr *eth = (const struct ethhdr *)skb->data;
 	unsigned int i;
 
 	if (skb_headlen(skb) < ETH_HLEN || is_multicast_ether_addr(eth->h_dest))
-		return false;
+		return 0;
 	for (i = 0; i < VECNET_CHAN_MAX; i++) {
 		const struct vecnet_chan *c = &vn->chan.ch[i];
 
 		if (READ_ONCE(c->state) == VECNET_CHAN_ACTIVE &&
 		    ether_addr_equal(c->mac, eth->h_dest))
-			return true;
+			return READ_ONCE(c->tx_frame);
 	}
-	return false;
+	return 0;
+}
+
+/*
+ * The MODE a guest sends into a channel as it opens its end, when it
+ * takes frames beyond 64 KiB (gso_max=): the longest it takes.  Other
+ * guests send none, and get no frame beyond 64 KiB on the channel.
+ */
+static void vecnet_chan_say_frame(struct vecnet_dev *vn, struct vecnet_chan *c)
+{
+	struct vecnet_msg m;
+
+	if (vecnet_frame_max(vn) <= VECNET_GSO_FRAME)
+		return;
+	vecnet_msg_init(&m, VECNET_MSG_MODE);
+	m.mode.flags = cpu_to_be16(VECNET_MSG_F_VNET);
+	m.mode.max_frame = cpu_to_be32(vecnet_frame_max(vn));
+	vecnet_user_send(c->fd, &m, sizeof(m));
+}
+
+/*
+ * From NAPI, a datagram of @len bytes on channel @c that is no frame:
+ * the other guest's MODE, saying how long a frame it takes.  Returns
+ * false for anything else, which the caller drops.  The channel's frames
+ * to it may be that long, up to what this device takes itself.
+ */
+bool vecnet_chan_msg(struct vecnet_chan *c, const u8 *data, unsigned int len)
+{
+	const struct vecnet_msg *m = (const void *)data;
+
+	if (len != sizeof(*m) ||
+	    memcmp(m->magic, VECNET_MSG_MAGIC, VECNET_MSG_MAGIC_LEN) ||
+	    m->version != VECNET_MSG_VERSION || m->type != VECNET_MSG_MODE ||
+	    !(be16_to_cpu(m->mode.flags) & VECNET_MSG_F_VNET))
+		return false;
+	WRITE_ONCE(c->tx_frame, clamp_t(u32, be32_to_cpu(m->mode.max_frame),
+					VECNET_GSO_FRAME,
+					vecnet_frame_max(c->vn)));
+	return true;
 }
 
 /*
@@ -374,6 +417,7 @@ static void vecnet_chan_work(struct work_struct *work)
 			smp_store_release(&c->state, VECNET_CHAN_ACTIVE);
 			vn->chan.n++;
 			vecnet_count_tx(vn, chan_opened);
+			vecnet_chan_say_frame(vn, c);
 			netdev_dbg(vn->dev, "shortcut channel to %pM\n", c->mac);
 		} else if (c->state == VECNET_CHAN_PENDING) {
 			/* no interrupt left: the switch keeps the pair */

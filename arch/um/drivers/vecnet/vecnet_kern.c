@@ -422,6 +422,7 @@ static int vecnet_open(struct net_device *dev)
 	vn->nq = vn->cfg.queues;
 	vn->batch = vn->cfg.vec ? vn->rx_depth : 1;
 	vn->link.backoff_ms = VECNET_LINK_MIN_MS;
+	vecnet_tx_big_setup(vn);
 	for (i = 0; i < vn->nq; i++)
 		vecnet_q_reset(&vn->q[i]);
 	/* a negotiating link's further queues wait for the switch's word */
@@ -693,6 +694,8 @@ static int vecnet_set_mac(struct net_device *dev, void *addr)
 static netdev_tx_t vecnet_start_xmit(struct sk_buff *skb,
 				     struct net_device *dev)
 {
+	if (unlikely(skb->len > VECNET_GSO_FRAME) && skb_is_gso(skb))
+		return vecnet_xmit_big(skb, dev);
 	vecnet_xmit(skb, dev);
 	return NETDEV_TX_OK;
 }

@@ -67,8 +67,23 @@ static void vecnet_nego_queue(struct vecnet_dev *vn, u8 type, u16 flags)
 	m = skb_put(skb, sizeof(*m));
 	vecnet_msg_init(m, type);
 	m->mode.flags = cpu_to_be16(flags);
-	m->mode.max_frame = cpu_to_be32(VECNET_GSO_FRAME);
+	m->mode.max_frame = cpu_to_be32(vecnet_frame_max(vn));
 	vecnet_tx_queue_raw(vn, skb);
+}
+
+/*
+ * Called with tx.lock held: the peer says it takes frames up to @frame
+ * bytes.  Beyond 64 KiB (BIG TCP, a guest on a direct link with
+ * gso_max= too) ours may be as long, up to what we take ourselves; a
+ * peer that says less than 64 KiB still gets what headers always allowed.
+ */
+static void vecnet_nego_peer_frame(struct vecnet_dev *vn, u32 frame)
+{
+	frame = clamp_t(u32, frame, VECNET_GSO_FRAME, vecnet_frame_max(vn));
+	if (frame != vn->nego.tx_frame && frame > VECNET_GSO_FRAME)
+		netdev_info(vn->dev, "the peer takes super-frames of up to %u bytes\n",
+			    frame);
+	WRITE_ONCE(vn->nego.tx_frame, frame);
 }
 
 /* Called with tx.lock held: our frames from here on carry headers */
@@ -147,6 +162,7 @@ static void vecnet_nego_plain_again(struct vecnet_dev *vn)
 		vecnet_tx_drop_queued(vn);
 	WRITE_ONCE(vn->nego.tx_vnet, false);
 	WRITE_ONCE(vn->nego.rx_vnet, false);
+	WRITE_ONCE(vn->nego.tx_frame, VECNET_GSO_FRAME);
 	vn->nego.agreed = false;
 	if (vn->chan.want) {
 		vecnet_chan_allow_fds(vn, false);
@@ -230,7 +246,9 @@ bool vecnet_nego_rx(struct vecnet_dev *vn, const u8 *m, unsigned int len,
 		vecnet_nego_plain_again(vn);
 		if (flags & VECNET_MSG_F_VNET)
 			vecnet_nego_send_mode(vn);
+		vecnet_nego_peer_frame(vn, be32_to_cpu(msg->mode.max_frame));
 	} else {
+		vecnet_nego_peer_frame(vn, be32_to_cpu(msg->mode.max_frame));
 		WRITE_ONCE(vn->nego.rx_vnet, !!(flags & VECNET_MSG_F_VNET));
 		if (vn->chan.want)
 			vecnet_chan_allow_fds(vn, vn->nego.rx_vnet &&
@@ -293,6 +311,7 @@ bool vecnet_nego_plain(const struct vecnet_dev *vn)
 int vecnet_nego_setup(struct vecnet_dev *vn, const char *val,
 		      struct vecnet_err *err)
 {
+	vn->nego.tx_frame = VECNET_GSO_FRAME;
 	if (!val || !strcmp(val, "auto")) {
 		vn->nego.want = VECNET_VNET_AUTO;
 	} else if (!strcmp(val, "1")) {
@@ -313,4 +332,5 @@ void vecnet_nego_stop(struct vecnet_dev *vn)
 	vn->nego.tx_vnet = false;
 	vn->nego.rx_vnet = false;
 	vn->nego.agreed = false;
+	vn->nego.tx_frame = VECNET_GSO_FRAME;
 }

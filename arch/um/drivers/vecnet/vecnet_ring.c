@@ -25,6 +25,12 @@
  */
 #ifdef CONFIG_FAULT_INJECTION
 static DECLARE_FAULT_ATTR(vecnet_fail_rx);
+/*
+ * And sends of frames beyond 64 KiB that fail as when the host cannot
+ * allocate them (ENOBUFS), to show the fall-back to shorter ones:
+ * fail_vecnet_big in debugfs
+ */
+static DECLARE_FAULT_ATTR(vecnet_fail_big);
 
 static int __init vecnet_fail_rx_setup(char *str)
 {
@@ -34,22 +40,42 @@ __setup("fail_vecnet_rx=", vecnet_fail_rx_setup);
 
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
 /* A late initcall, as the device's: after debugfs, before the devices */
-static int __init vecnet_fail_rx_debugfs(void)
+static int __init vecnet_fail_debugfs(void)
 {
-	if (IS_ERR(fault_create_debugfs_attr("fail_vecnet_rx", NULL,
-					     &vecnet_fail_rx)))
-		pr_warn("vecnet: no fail_vecnet_rx in debugfs\n");
+	static const struct {
+		const char *name;
+		struct fault_attr *attr;
+	} attrs[] = {
+		{ "fail_vecnet_rx", &vecnet_fail_rx },
+		{ "fail_vecnet_big", &vecnet_fail_big },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(attrs); i++)
+		if (IS_ERR(fault_create_debugfs_attr(attrs[i].name, NULL,
+						     attrs[i].attr)))
+			pr_warn("vecnet: no %s in debugfs\n", attrs[i].name);
 	return 0;
 }
-late_initcall(vecnet_fail_rx_debugfs);
+late_initcall(vecnet_fail_debugfs);
 #endif
 
 bool vecnet_rx_alloc_fails(void)
 {
 	return should_fail(&vecnet_fail_rx, 1);
 }
+
+bool vecnet_tx_big_fails(void)
+{
+	return should_fail(&vecnet_fail_big, 1);
+}
 #else
 bool vecnet_rx_alloc_fails(void)
+{
+	return false;
+}
+
+bool vecnet_tx_big_fails(void)
 {
 	return false;
 }
@@ -89,7 +115,7 @@ void vecnet_rx_slot(struct vecnet_queue *q, unsigned int i)
 	iov[n++].iov_len = rx->head_len;
 	for (p = 0; p < rx->npages; p++) {
 		iov[n].iov_base = (void __force __user *)page_address(pages[p]);
-		iov[n++].iov_len = PAGE_SIZE;
+		iov[n++].iov_len = PAGE_SIZE << rx->page_order;
 	}
 
 	h->msg_iov = (struct iovec __force __user *)iov;
@@ -116,12 +142,13 @@ struct sk_buff *vecnet_rx_take(struct vecnet_queue *q, unsigned int i,
 {
 	struct vecnet_rxq *rx = &q->rx;
 	struct page **pages = rx->pages + i * rx->npages;
+	unsigned int size = PAGE_SIZE << rx->page_order;
 	struct page *fresh_pages[MAX_SKB_FRAGS];
 	unsigned int n = 0, j, off;
 	struct sk_buff *skb, *fresh;
 
 	if (len > rx->head_len)
-		n = DIV_ROUND_UP(len - rx->head_len, PAGE_SIZE);
+		n = DIV_ROUND_UP(len - rx->head_len, size);
 	if (unlikely(n > rx->npages)) {
 		DEV_STATS_INC(q->vn->dev, rx_length_errors);
 		goto drop;
@@ -131,7 +158,7 @@ struct sk_buff *vecnet_rx_take(struct vecnet_queue *q, unsigned int i,
 		goto nomem;
 	for (j = 0; j < n; j++) {
 		fresh_pages[j] = vecnet_rx_alloc_fails() ? NULL :
-				 dev_alloc_page();
+				 dev_alloc_pages(rx->page_order);
 		if (unlikely(!fresh_pages[j])) {
 			while (j--)
 				put_page(fresh_pages[j]);
@@ -142,10 +169,9 @@ struct sk_buff *vecnet_rx_take(struct vecnet_queue *q, unsigned int i,
 	skb = rx->skbs[i];
 	rx->skbs[i] = fresh;
 	skb_put(skb, min(len, rx->head_len));
-	for (j = 0, off = rx->head_len; j < n; j++, off += PAGE_SIZE) {
+	for (j = 0, off = rx->head_len; j < n; j++, off += size) {
 		skb_add_rx_frag(skb, j, pages[j], 0,
-				min_t(unsigned int, len - off, PAGE_SIZE),
-				PAGE_SIZE);
+				min_t(unsigned int, len - off, size), size);
 		pages[j] = fresh_pages[j];
 	}
 	vecnet_rx_slot(q, i);
@@ -214,6 +240,8 @@ void vecnet_tx_pop(struct vecnet_queue *q, bool sent)
 		return;
 	}
 	if (sent) {
+		if (unlikely(skb->len > VECNET_GSO_FRAME))
+			vecnet_qcount_tx(q, tx_big_frames);
 		dev_dstats_tx_add(dev, skb->len);
 		vecnet_qstats_add(&q->tx_stats, skb->len);
 		dev_consume_skb_any(skb);
@@ -238,12 +266,16 @@ void vecnet_tx_drop_all(struct vecnet_queue *q)
 	WRITE_ONCE(q->tx_blocked, false);
 }
 
-/* Called with tx.lock held: a full ring stops the queue */
+/*
+ * Called with tx.lock held: a ring without the room xmit needs (a slot,
+ * or a super-frame's pieces: tx_reserve) stops the queue
+ */
 void vecnet_tx_check_full(struct vecnet_queue *q)
 {
 	struct netdev_queue *txq = vecnet_netdev_queue(q);
 
-	if (q->tx.count == q->vn->tx_depth && !netif_tx_queue_stopped(txq)) {
+	if (q->tx.count + q->vn->tx_reserve > q->vn->tx_depth &&
+	    !netif_tx_queue_stopped(txq)) {
 		netif_tx_stop_queue(txq);
 		vecnet_qcount_tx(q, tx_flow_control_xoff);
 	}
@@ -355,7 +387,9 @@ static unsigned int vecnet_rx_buf_len(const struct vecnet_dev *vn)
 
 	if ((vn->dev->features & NETIF_F_GRO_HW) ||
 	    (vn->flags & VECNET_TF_RX_GSO))
-		len = max_t(unsigned int, len, VECNET_GSO_FRAME);
+		len = max_t(unsigned int, len,
+			    vn->flags & VECNET_TF_NEGOTIATE ?
+			    vecnet_frame_max(vn) : VECNET_GSO_FRAME);
 	/* Header options beyond the fixed part land in front of the frame */
 	if (vn->transport->verify_header)
 		len += VECNET_HDR_MAX;
@@ -374,9 +408,13 @@ static int vecnet_ring_alloc(struct vecnet_queue *q)
 
 	rx->buf_len = vecnet_rx_buf_len(vn);
 	rx->head_len = min_t(unsigned int, rx->buf_len, VECNET_RX_HEAD_MAX);
-	rx->npages = DIV_ROUND_UP(rx->buf_len - rx->head_len, PAGE_SIZE);
-	if (WARN_ON_ONCE(rx->npages > MAX_SKB_FRAGS))
-		return -EINVAL;
+	/* the fewest pages, and the smallest, that a frame's fragments take */
+	rx->page_order = 0;
+	while (DIV_ROUND_UP(rx->buf_len - rx->head_len,
+			    PAGE_SIZE << rx->page_order) > MAX_SKB_FRAGS)
+		rx->page_order++;
+	rx->npages = DIV_ROUND_UP(rx->buf_len - rx->head_len,
+				  PAGE_SIZE << rx->page_order);
 	rx->iov_n = 2 + rx->npages;
 	rx->skbs = kcalloc(d, sizeof(*rx->skbs), GFP_KERNEL);
 	rx->msgs = kcalloc(d, sizeof(*rx->msgs), GFP_KERNEL);
@@ -416,7 +454,8 @@ static int vecnet_ring_alloc(struct vecnet_queue *q)
 		if (!rx->pages)
 			return -ENOMEM;
 		for (i = 0; i < d * rx->npages; i++) {
-			rx->pages[i] = alloc_page(GFP_KERNEL);
+			rx->pages[i] = alloc_pages(GFP_KERNEL | __GFP_COMP,
+						   rx->page_order);
 			if (!rx->pages[i])
 				return -ENOMEM;
 		}

@@ -174,15 +174,19 @@ static int vecnet_rx_mq(struct vecnet_queue *q, unsigned int i,
 
 /*
  * A frame from shortcut channel @c: always with a header, and only from
- * the address the channel is for.  Returns the header's length, or -1
- * when the frame was dropped.
+ * the address the channel is for; or the other guest's MODE.  Returns
+ * the header's length, or -1 when the datagram was taken or dropped.
  */
-static int vecnet_rx_chan(struct vecnet_queue *q, const struct vecnet_chan *c,
+static int vecnet_rx_chan(struct vecnet_queue *q, struct vecnet_chan *c,
 			  unsigned int i, unsigned int len,
 			  struct virtio_net_hdr *vh)
 {
 	const u8 *data = q->rx.skbs[i]->data;
 
+	if (unlikely(len < ETH_HLEN) && vecnet_chan_msg(c, data, len)) {
+		vecnet_rx_slot(q, i);
+		return -1;
+	}
 	if (unlikely(!vecnet_chan_frame_ok(c, data, len))) {
 		vecnet_qcount_napi(q, rx_chan_bad);
 		vecnet_rx_drop(q, i);
@@ -194,7 +198,7 @@ static int vecnet_rx_chan(struct vecnet_queue *q, const struct vecnet_chan *c,
 
 /* The header in front of datagram @i: -1 when it was taken or dropped */
 static int vecnet_rx_inline_hdr(struct vecnet_queue *q,
-				const struct vecnet_chan *c, unsigned int i,
+				struct vecnet_chan *c, unsigned int i,
 				unsigned int len, struct virtio_net_hdr *vh,
 				int *fd)
 {
@@ -212,7 +216,7 @@ static int vecnet_rx_inline_hdr(struct vecnet_queue *q,
  * rx-gro-hw is off), for NAPI's budget.
  */
 static unsigned int vecnet_rx_frame(struct vecnet_queue *q,
-				    const struct vecnet_chan *c, unsigned int i,
+				    struct vecnet_chan *c, unsigned int i,
 				    int *fd)
 {
 	struct user_msghdr *h = &q->rx.msgs[i].msg_hdr;
@@ -265,6 +269,8 @@ static unsigned int vecnet_rx_frame(struct vecnet_queue *q,
 		return 0;
 	if (extra)
 		__skb_pull(skb, extra);
+	if (unlikely(skb->len > VECNET_GSO_FRAME))
+		vecnet_qcount_napi(q, rx_big_frames);
 	if (vh && vecnet_rx_vnet_hdr(q, skb, vh)) {
 		dev_kfree_skb_any(skb);
 		dev_dstats_rx_dropped(dev);
@@ -283,7 +289,7 @@ static unsigned int vecnet_rx_frame(struct vecnet_queue *q,
  * Returns what vecnet_rx_frame() does.
  */
 static unsigned int vecnet_rx_one(struct vecnet_queue *q,
-				  const struct vecnet_chan *c, unsigned int i)
+				  struct vecnet_chan *c, unsigned int i)
 {
 	unsigned int dropped = 0, more;
 	int fd;
@@ -304,7 +310,7 @@ static unsigned int vecnet_rx_one(struct vecnet_queue *q,
 
 /* Receive from @fd, the queue's or channel @c's, up to @budget frames */
 static int vecnet_rx_fd(struct vecnet_queue *q, int fd,
-			const struct vecnet_chan *c, int budget)
+			struct vecnet_chan *c, int budget)
 {
 	struct vecnet_xstats *xs = &q->xstats[VECNET_XS_NAPI];
 	struct vecnet_dev *vn = q->vn;
@@ -370,7 +376,7 @@ static int vecnet_rx_fd(struct vecnet_queue *q, int fd,
 static int vecnet_rx_source(struct vecnet_queue *q, unsigned int s,
 			    int budget, bool *left)
 {
-	const struct vecnet_chan *c;
+	struct vecnet_chan *c;
 	int done;
 
 	if (!s) {

@@ -53,6 +53,9 @@ const struct vecnet_stat_desc vecnet_xstats_desc[] = {
 	VECNET_XSTAT(chan_stalled),
 	VECNET_XSTAT(mq_joined),
 	VECNET_XSTAT(rx_fds_dropped),
+	VECNET_XSTAT(tx_big_frames),
+	VECNET_XSTAT(rx_big_frames),
+	VECNET_XSTAT(tx_big_refused),
 };
 
 const unsigned int vecnet_xstats_count = ARRAY_SIZE(vecnet_xstats_desc);

@@ -12,7 +12,9 @@
  */
 
 #include <linux/skbuff.h>
+#include <linux/tcp.h>
 #include <linux/virtio_net.h>
+#include <net/gso.h>
 #include "vecnet.h"
 #include "vecnet_user.h"
 
@@ -23,6 +25,11 @@
 /* ...this long when tx-usecs is 0 */
 #define VECNET_ADAPT_USECS	50
 #define VECNET_EINTR_TRIES	4
+/*
+ * The least payload one piece of a cut super-frame carries: half of what
+ * a 64 KiB frame holds after the longest headers
+ */
+#define VECNET_CUT_MIN		((VECNET_GSO_FRAME - 256) / 2)
 
 /* ---- the peer, and the queues that take frames ------------------------- */
 
@@ -158,6 +165,27 @@ static void vecnet_q_peer_gone(struct vecnet_queue *q)
 }
 
 /*
+ * Called with tx.lock held: the host refused the frame at the head of
+ * the ring.  One beyond 64 KiB it may refuse for good (a send buffer
+ * capped below its length, no contiguous memory for it): it is dropped,
+ * and the device cuts its frames for the peer to 64 KiB from then on,
+ * until the peer says again what it takes.  Returns true then.
+ */
+static bool vecnet_tx_big_refused(struct vecnet_queue *q, int err)
+{
+	struct vecnet_dev *vn = q->vn;
+
+	if (q->tx.skbs[q->tx.head]->len <= VECNET_GSO_FRAME)
+		return false;
+	WRITE_ONCE(vn->nego.tx_frame, VECNET_GSO_FRAME);
+	vecnet_qcount_tx(q, tx_big_refused);
+	net_info_ratelimited("%s: the host refused a super-frame beyond 64 KiB (%d): cut to 64 KiB from now on\n",
+			     vn->dev->name, err);
+	vecnet_tx_pop(q, false);
+	return true;
+}
+
+/*
  * Send what the ring holds.  Never drops for lack of room: "later"
  * from the host leaves the frames queued and the write interrupt or
  * the retry timer brings NAPI back to send them.
@@ -187,7 +215,11 @@ static void vecnet_tx_flush(struct vecnet_queue *q)
 					break;
 			n = i;
 		}
-		ret = vecnet_send_batch(q, chan, tx->head, n);
+		if (unlikely(tx->skbs[tx->head]->len > VECNET_GSO_FRAME) &&
+		    vecnet_tx_big_fails())
+			ret = -ENOBUFS;
+		else
+			ret = vecnet_send_batch(q, chan, tx->head, n);
 		vecnet_qcount_tx(q, tx_kicks);
 		if (ret > 0) {
 			vecnet_queue_sample(xs, &xs->tx_queue_max,
@@ -213,6 +245,9 @@ static void vecnet_tx_flush(struct vecnet_queue *q)
 		/* the channel's frames go to the switch instead */
 		if (chan != VECNET_CHAN_NONE &&
 		    vecnet_chan_send_failed(vn, chan, ret))
+			continue;
+		if ((ret == -ENOBUFS || ret == -EMSGSIZE) &&
+		    vecnet_tx_big_refused(q, ret))
 			continue;
 		if (ret == -EAGAIN || ret == -ENOBUFS) {
 			if (ret == -EAGAIN)
@@ -278,7 +313,8 @@ void vecnet_tx_poll(struct vecnet_queue *q, bool resume)
 	spin_lock(&tx->lock);
 	if (tx->count && (!READ_ONCE(q->tx_blocked) || resume))
 		vecnet_tx_flush(q);
-	if (netif_tx_queue_stopped(txq) && tx->count < vn->tx_depth &&
+	if (netif_tx_queue_stopped(txq) &&
+	    tx->count + vn->tx_reserve <= vn->tx_depth &&
 	    netif_carrier_ok(vn->dev)) {
 		netif_tx_wake_queue(txq);
 		vecnet_qcount_tx(q, tx_flow_control_xon);
@@ -376,6 +412,15 @@ void vecnet_xmit(struct sk_buff *skb, struct net_device *dev)
 	q = &vn->q[qi < vn->nq ? qi : 0];
 	tx = &q->tx;
 	spin_lock(&tx->lock);
+	/*
+	 * The stack hands frames only while the queue runs, and tx_reserve
+	 * keeps room for every piece of a cut super-frame; but a message of
+	 * the negotiation may have taken the last slot meanwhile
+	 */
+	if (unlikely(tx->count == vn->tx_depth)) {
+		spin_unlock(&tx->lock);
+		goto drop;
+	}
 	if (skb_shinfo(skb)->nr_frags)
 		vecnet_qcount_tx(q, sg_ok);
 	slot = (tx->head + tx->count) % vn->tx_depth;
@@ -401,7 +446,7 @@ void vecnet_xmit(struct sk_buff *skb, struct net_device *dev)
 	tx->count++;
 	skb_tx_timestamp(skb);
 
-	if (tx->count == vn->tx_depth) {
+	if (tx->count + vn->tx_reserve > vn->tx_depth) {
 		if (!READ_ONCE(q->tx_blocked))
 			vecnet_tx_flush(q);
 		vecnet_tx_check_full(q);
@@ -420,6 +465,106 @@ void vecnet_xmit(struct sk_buff *skb, struct net_device *dev)
 drop:
 	dev_dstats_tx_dropped(dev);
 	dev_kfree_skb_any(skb);
+}
+
+/*
+ * Cut TCP super-frame @skb into super-frames of whole segments, none
+ * longer than @limit bytes from the Ethernet header on, nor than 64 KiB:
+ * the core's segmentation, told that a segment is as many of the frame's
+ * as fit (in gso_size's 16 bits), and each piece then told its true
+ * segment size again.  Anything else (not TCP, a segment that does not
+ * fit alone) is cut into segments.
+ */
+static struct sk_buff *vecnet_tx_cut(struct sk_buff *skb, unsigned int limit)
+{
+	struct skb_shared_info *sh = skb_shinfo(skb);
+	unsigned int mss = sh->gso_size, type = sh->gso_type, k = 1, hlen = 0;
+	struct sk_buff *segs, *s;
+
+	limit = min_t(unsigned int, limit, VECNET_GSO_FRAME);
+	if (type & (SKB_GSO_TCPV4 | SKB_GSO_TCPV6)) {
+		hlen = skb_tcp_all_headers(skb);
+		if (hlen + mss <= limit)
+			k = (limit - hlen) / mss;
+	}
+	/* k * mss <= limit - hlen < 65536 */
+	sh->gso_size = k * mss;
+	segs = skb_gso_segment(skb, NETIF_F_SG | NETIF_F_HW_CSUM);
+	sh->gso_size = mss;
+	if (IS_ERR_OR_NULL(segs))
+		return segs;
+	for (s = segs; s && k > 1; s = s->next) {
+		if (s->len <= hlen + mss)
+			continue;
+		skb_shinfo(s)->gso_size = mss;
+		skb_shinfo(s)->gso_type = type;
+		skb_shinfo(s)->gso_segs = DIV_ROUND_UP(s->len - hlen, mss);
+	}
+	return segs;
+}
+
+/*
+ * From ndo_start_xmit: a super-frame beyond 64 KiB (BIG TCP, gso_max=).
+ * One for a destination that takes no frame that long (the switch, a
+ * peer or a channel's guest that said less, a peer whose host refused
+ * one) is cut
+ * into super-frames that fit, each queued as a frame of its own; the
+ * ring keeps room for them all (tx_reserve).
+ */
+netdev_tx_t vecnet_xmit_big(struct sk_buff *skb, struct net_device *dev)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+	u32 limit = 0;
+	struct sk_buff *segs, *next;
+
+	if (READ_ONCE(vn->chan.n))
+		limit = vecnet_chan_dest(vn, skb);
+	if (!limit)
+		limit = READ_ONCE(vn->nego.tx_frame);
+	if (skb->len <= limit) {
+		vecnet_xmit(skb, dev);
+		return NETDEV_TX_OK;
+	}
+	segs = vecnet_tx_cut(skb, limit);
+	if (IS_ERR_OR_NULL(segs)) {
+		DEV_STATS_INC(dev, tx_errors);
+		dev_dstats_tx_dropped(dev);
+		dev_kfree_skb_any(skb);
+		return NETDEV_TX_OK;
+	}
+	consume_skb(skb);
+	skb_list_walk_safe(segs, skb, next) {
+		skb_mark_not_on_list(skb);
+		vecnet_xmit(skb, dev);
+	}
+	return NETDEV_TX_OK;
+}
+
+/*
+ * Process context, as the device comes up: super-frames beyond 64 KiB
+ * (gso_max=) want a ring with room for the pieces of one cut for a
+ * destination that takes shorter ones, or the device goes without.  The
+ * stack builds them once the user raises gso_max_size and
+ * gso_ipv4_max_size (ip link); tso_max_size is the most it may.
+ */
+void vecnet_tx_big_setup(struct vecnet_dev *vn)
+{
+	u32 big = vn->nego.gso_max;
+	unsigned int pieces = 1;
+
+	if (big > GSO_LEGACY_MAX_SIZE) {
+		pieces = DIV_ROUND_UP(big + ETH_HLEN + VLAN_HLEN,
+				      VECNET_CUT_MIN) + 1;
+		if (vn->tx_depth < 4 * pieces) {
+			netdev_info(vn->dev, "gso_max=%u needs a transmit ring of %u or more: 65536 with %u\n",
+				    big, 4 * pieces, vn->tx_depth);
+			pieces = 1;
+		}
+	}
+	if (pieces == 1)
+		big = GSO_LEGACY_MAX_SIZE;
+	vn->tx_reserve = pieces;
+	netif_set_tso_max_size(vn->dev, big);
 }
 
 /*

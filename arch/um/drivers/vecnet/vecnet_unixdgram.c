@@ -45,6 +45,8 @@ static const struct vecnet_key vecnet_unixdgram_keys[] = {
 	  .max = VECNET_UNIX_PATH_MAX - 1 },
 	{ .name = "vnet", .type = VECNET_KEY_STR, .max = 4 },
 	{ .name = "shortcut", .type = VECNET_KEY_BOOL },
+	{ .name = "gso_max", .type = VECNET_KEY_U32,
+	  .min = VECNET_GSO_MAX_DEFAULT, .max = VECNET_GSO_MAX_MAX },
 	{ }
 };
 
@@ -118,6 +120,15 @@ static int vecnet_unixdgram_setup(struct vecnet_dev *vn,
 			       vn->cfg.index);
 		goto bad;
 	}
+	/* super-frames beyond 64 KiB need headers to say what they are */
+	vn->nego.gso_max = vecnet_arg_u32(args, "gso_max",
+					  VECNET_GSO_MAX_DEFAULT);
+	if (vn->nego.gso_max > VECNET_GSO_MAX_DEFAULT &&
+	    vn->nego.want == VECNET_VNET_OFF) {
+		vecnet_err_set(err, "vec%u: option 'gso_max': needs vnet=auto or vnet=1",
+			       vn->cfg.index);
+		goto bad;
+	}
 	vn->tpriv = ud;
 	return 0;
 
@@ -132,7 +143,8 @@ static int vecnet_unixdgram_sndbuf(struct vecnet_dev *vn)
 	u64 frame = SKB_TRUESIZE(vn->dev->mtu + ETH_HLEN + VLAN_HLEN);
 
 	if (vn->flags & VECNET_TF_NEGOTIATE)
-		frame = SKB_TRUESIZE(VECNET_GSO_FRAME + vn->host.tx_hdr_len);
+		frame = SKB_TRUESIZE(vecnet_frame_max(vn) +
+				     vn->host.tx_hdr_len);
 
 	return min_t(u64, frame * vn->tx_depth, INT_MAX / 2);
 }

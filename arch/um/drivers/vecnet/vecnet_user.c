@@ -268,8 +268,13 @@ int vecnet_user_chan_setup(int fd, int sndbuf)
 		return -errno;
 	if (domain != AF_UNIX)
 		return -EAFNOSUPPORT;
-	/* the kernel keeps what it can grant; a smaller buffer still works */
-	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	/*
+	 * Room for a full ring, beyond net.core.wmem_max where we may (a
+	 * frame longer than the buffer is refused); else what the kernel
+	 * grants, with which shorter frames still go
+	 */
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf)))
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	return 0;
 }
 

@@ -56,6 +56,9 @@ cases=(
 	"38|transport=bess,dst=$long|option 'dst': longer than 107 bytes"
 	"39|$u,vnet=2|option 'vnet': '2' is not 0, 1 or auto"
 	"40|transport=tap,ifname=t0,vnet=1|option 'vnet': unknown for transport tap"
+	"43|$u,gso_max=65535|option 'gso_max': 65535 is out of range 65536..262144"
+	"44|$u,gso_max=262145|option 'gso_max': 262145 is out of range 65536..262144"
+	"45|$u,vnet=0,gso_max=131072|option 'gso_max': needs vnet=auto or vnet=1"
 )
 args=()
 for c in "${cases[@]}"; do
