@@ -22,7 +22,9 @@
 # through the switch), and on the default path, where two more such
 # guests get a shortcut channel per queue: each opens one on each queue,
 # the switch lists one channel of two queues, and each receive queue
-# carries more than 10% of a 16-flow TCP load each way.  adaptive-tx holds a stream of
+# carries more than 10% of a 16-flow TCP load each way.  When one of
+# them goes down to one queue, every channel closes, the next is queue
+# 0's alone, and the other steers its frames into it.  adaptive-tx holds a stream of
 # small frames for the coalescing timer, and nothing without it.  Then
 # the channels change while frames wait in the rings: each is sent or
 # counted as dropped.
@@ -39,6 +41,10 @@ if ! grep -qx CONFIG_SMP=y "$cfg" 2>/dev/null; then
 	echo "SKIP: $VMLINUX was built without SMP (the 6.12 kernel has none)"
 	exit "$ksft_skip"
 fi
+
+# xstat_ge GUEST COUNTER N: the counter reached N (for wait_for)
+# shellcheck disable=SC2317  # run by wait_for
+xstat_ge() { [ "$(guest_xstat "$1" "$2")" -ge "$3" ]; }
 
 # stat_of NAME COUNTER: one counter of ethtool -S vec0 in guest NAME
 stat_of() {
@@ -322,6 +328,31 @@ for g in c d; do
 	[ "${v:-0}" -gt 1000 ]
 	check_err $? "guest $g sent ${v:-no} frames on its channels"
 done
+
+# c goes down to one queue with its channels open: all of them close on
+# both guests, and the next channel is queue 0's alone, into which d,
+# with two queues, steers every frame for c
+exec_in c ethtool -L vec0 combined 1
+check_err $? "c could not go down to one queue with its channels open"
+for g in c d; do
+	wait_for 10 xstat_ge "$g" chan_closed 2
+	check_err $? "guest $g closed $(guest_xstat "$g" chan_closed) of its 2 channels"
+done
+exec_in c ping -c 40 -i 0.05 -q "${ip[d]}" >/dev/null
+for g in c d; do
+	wait_for 15 xstat_ge "$g" chan_opened 3
+	check_err $? "guest $g has no new channel: $(guest_xstat "$g" chan_opened) opened"
+	exec_in "$g" ethtool -S vec0 >"$TEST_TMP/$g.stats"
+done
+exec_in c iperf3 -c "${ip[d]}" -P 16 -t 2 -R >/dev/null
+check_err $? "TCP d->c, 16 flows, with one queue on c failed"
+was0=$(stat_of d tx_queue_0_packets) was1=$(stat_of d tx_queue_1_packets)
+exec_in d ethtool -S vec0 >"$TEST_TMP/d.stats"
+q0=$(( $(stat_of d tx_queue_0_packets) - was0 ))
+q1=$(( $(stat_of d tx_queue_1_packets) - was1 ))
+echo "# d with a channel on queue 0 only: sent $q0 frames on queue 0, $q1 on queue 1"
+[ "$q0" -gt 1000 ] && [ $(( q1 * 20 )) -lt "$q0" ]
+check_err $? "d sent $q0 frames on queue 0 and $q1 on queue 1, which has no channel"
 
 # adaptive-tx: a stream of small frames is held for the coalescing timer
 # and leaves in batches; without it no frame waits for the timer.  A
