@@ -150,15 +150,16 @@ flow_client() {
 # end (flow_cpu) and writes result.json.  With CLIENT_DIR, the server
 # stays up until the flow's CPU time has been taken.  $guest_setup, where
 # set, runs in both once vec0 is up (ethtool settings), and its output is
-# kept in setup.log; $guest_after, in the server once its flow ended.
+# kept in setup.log; $server_after, where set, runs in the server once
+# the flow is over, its output in after.log.
 # server_cmd ADDR [CLIENT_DIR]
 server_cmd() {
+	local after=''
+
+	[ -z "${server_after:-}" ] || after="; { $server_after; } >after.log 2>&1"
 	echo "ip addr add $1/24 dev ${pair_dev:-vec0} && ip link set ${pair_dev:-vec0} up && $(setup_cmd) &&
-	      { iperf3 -s -1 >/dev/null 2>&1 & touch ready; wait; }; $(after_cmd)${2:+; $(flow_hold "$2")}"
+	      { iperf3 -s -1 >/dev/null 2>&1 & touch ready; wait; }$after${2:+; $(flow_hold "$2")}"
 }
-# $guest_after, where set, runs in the server guest once its flow ended
-# (ethtool -S), its output kept in after.log
-after_cmd() { echo "{ ${guest_after:-true}; } >after.log 2>&1"; }
 setup_cmd() { echo "{ ${guest_setup:-true}; } >setup.log 2>&1"; }
 # client_cmd ADDR SERVER SERVER_DIR IPERF_FLAGS
 client_cmd() {

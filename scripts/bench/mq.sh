@@ -8,9 +8,12 @@
 
 # The g2g guests (g2g_once), each booted with two virtual CPUs, with one
 # and with two queues on vec0, on three paths: a Linux bridge with two
-# multiqueue taps, vecswitch with default options, and vecswitch
-# --no-shortcut (shortcut channels are queue 0's, so only the switch
-# path spreads a pair's flows over both queues).  Two loads, four flows
+# multiqueue taps, vecswitch with default options (a shortcut channel
+# per queue both guests have), and vecswitch --no-shortcut (every frame
+# through the switch, which spreads them over the receiver's queue
+# sockets).  With two queues, the share of the received frames each of
+# the receiving guest's queues took is recorded too (CASE-rxqK, in %,
+# from ethtool -S before and after the flow).  Two loads, four flows
 # each: TCP with 1 MiB writes (Gbit/s, guests' CPU per Gbit) and UDP
 # with 64-byte payloads sent as fast as the senders can (frames a second
 # received, loss, guests' CPU per million frames).  The guests keep the
@@ -21,8 +24,8 @@
 # polls every queue in softirq on CPU 0 instead of in NAPI threads.
 # MQ_CASES, MQ_VARIANTS and MQ_QUEUES limit the suite to those variants and counts.
 bench_mq() {
-	local c r v q key pps loss cpu
-	local -A val=() gcpu=() lossl=()
+	local c r v q key pps loss cpu k
+	local -A val=() gcpu=() lossl=() share=()
 	local -A cflags=([tcp4]="-P 4 -l 1M" [udp64]="-u -l 64 -b 0 -P 4")
 
 	for r in $(seq 1 "$runs"); do
@@ -42,9 +45,19 @@ bench_mq() {
 						cpu=$pair_gcpu
 					fi
 					gcpu[$key]+=" $cpu"
+					[ "$q" -lt 2 ] && continue
+					for k in $(seq 0 $((q - 1))); do
+						share[$c-rxq$k $v-q$q]+=" $(rxq_share "$k" "$q")"
+					done
 				done
 			done
 		done
+	done
+	for key in "${!share[@]}"; do
+		read -r c v <<<"$key"
+		# shellcheck disable=SC2086  # the list splits into numbers
+		record mq "$c" "$v" % "$(printf '%s\n' ${share[$key]} | median)" "" \
+			"${share[$key]}"
 	done
 	for key in "${!val[@]}"; do
 		read -r c v <<<"$key"
@@ -72,7 +85,24 @@ mq_once() {
 	*-adaptive) setup="ethtool -C vec0 adaptive-tx on; $setup" ;;
 	*-softirq) setup="echo 0 >/sys/class/net/vec0/threaded; $setup" ;;
 	esac
-	UML_CPUS=2 pair_queues=$2 pair_flags=$3 guest_setup=$setup g2g_once "${1%%-*}"
+	UML_CPUS=2 pair_queues=$2 pair_flags=$3 guest_setup="$setup; ethtool -S vec0" \
+		server_after="ethtool -S vec0" g2g_once "${1%%-*}"
+}
+
+# rxq_share K QUEUES: the share (%) of the frames the server guest received
+# in the last mq_once that its receive queue K took, from the ethtool -S
+# before (setup.log) and after (after.log) the flow; -1 when unknown
+rxq_share() {
+	awk -v k="$1" -v n="$2" '
+		$1 ~ /^rx_queue_[0-9]+_packets:$/ {
+			q = substr($1, 10) + 0
+			if (FILENAME ~ /setup/) was[q] = $2; else now[q] = $2
+		}
+		END {
+			for (i = 0; i < n; i++) { d[i] = now[i] - was[i]; t += d[i] }
+			if (t > 0 && (k in now)) printf "%.1f\n", 100 * d[k] / t
+			else print -1
+		}' "$work/srv/setup.log" "$work/srv/after.log" 2>/dev/null || echo -1
 }
 
 # per_mframes CPU_SECONDS FRAMES_PER_SECOND: CPU seconds per million frames

@@ -13,16 +13,23 @@
  * starts with the magic is counted and dropped.
  *
  *   HELLO   guest -> peer: (re)start; frames are plain until MODE.  flags:
- *           what the sender takes (F_VNET, F_CHAN, F_MQ), max_frame: the
- *           longest frame it takes with a header, from its Ethernet
- *           header on (65554 for 64 KiB super-frames; more with BIG TCP,
- *           which the peer may then send it).
+ *           what the sender takes (F_VNET, F_CHAN, F_MQ, F_CHANQ),
+ *           max_frame: the longest frame it takes with a header, from
+ *           its Ethernet header on (65554 for 64 KiB super-frames; more
+ *           with BIG TCP, which the peer may then send it).
  *   MODE    either way: the sender's frames carry a struct virtio_net_hdr
  *           from the next one on (F_VNET), or not; F_CHAN: the switch
- *           will offer shortcut channels.  max_frame as in HELLO.
+ *           will offer shortcut channels; F_CHANQ: on further queue
+ *           sockets too.  max_frame as in HELLO.  A guest that takes
+ *           frames beyond 64 KiB also sends its MODE into each shortcut
+ *           channel as its end opens.
  *   CHAN    switch -> guest, with one descriptor (SCM_RIGHTS): a datagram
- *           socket that reaches the guest with address mac directly.
- *   UNCHAN  either way: the channel to mac is withdrawn, or was closed.
+ *           socket that reaches the guest with address mac directly.  It
+ *           comes on queue socket 0, and with F_CHANQ agreed one more on
+ *           each further queue socket k that both guests have joined:
+ *           queue k of one guest reaches queue k of the other.
+ *   UNCHAN  either way: the channel to mac is withdrawn, or was closed;
+ *           on socket 0 only, and it means the channel of every queue.
  *   QUEUES  switch -> guest: the cookie its further queue sockets join with.
  *   JOIN    guest -> switch on a further queue socket, with the cookie;
  *           the switch acks with the same message on that socket.
@@ -53,6 +60,7 @@ enum vecnet_msg_type {
 #define VECNET_MSG_F_VNET	0x0001	/* frames lead with a virtio_net_hdr */
 #define VECNET_MSG_F_CHAN	0x0002	/* shortcut channels taken / offered */
 #define VECNET_MSG_F_MQ		0x0004	/* HELLO: can add queue sockets */
+#define VECNET_MSG_F_CHANQ	0x0008	/* a channel per queue taken / offered */
 
 struct vecnet_msg {
 	__u8 magic[VECNET_MSG_MAGIC_LEN];

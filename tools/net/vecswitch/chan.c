@@ -22,10 +22,23 @@
  * end down, after which a send on either end fails (EPIPE); the UNCHAN it
  * also sends to each guest only makes them notice sooner.  Two ports share
  * at most one channel, so one guest with many addresses cannot take all
- * of another's.  A
- * channel keeps the forwarding entries of its two addresses and their
- * ports fresh, as their frames would (fdb.c, port.c ask vs_chan_holds).  Frames on a channel are not seen here, so they
+ * of another's.  A channel keeps the forwarding entries of its two
+ * addresses and their ports fresh, as their frames would (fdb.c, port.c
+ * ask vs_chan_holds).  Frames on a channel are not seen here, so they
  * are in no counter of the switch; the guests count them (ethtool -S).
+ *
+ * Two multiqueue guests (mq.c) that both said VECNET_MSG_F_CHANQ get a
+ * socket pair per queue they both have: the CHAN for queue k goes to
+ * each guest's queue socket k, so that queue k of one reaches queue k
+ * of the other and their flows stay spread.  The pairs are one channel
+ * still, in every count and limit here (VS_CHAN_PORT_MAX,
+ * VS_CHAN_USER_MAX, the sustain and back-off rules): opened together,
+ * or none of them, and withdrawn together, the switch keeping one end of
+ * each to shut down, with one UNCHAN on socket 0.  When the queue
+ * sockets of either port change, a channel whose number of queues would
+ * change is withdrawn as for a guest that starts over (vs_chan_requeue).
+ * A guest without the flag, or with no further queue joined, gets the
+ * one pair on socket 0, as before.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -63,7 +76,8 @@ struct vs_chan {
 	struct vs_port *port[2];
 	uint8_t mac[2][6];	/* mac[i] sits behind port[i] */
 	bool open;
-	int held;		/* open: port[0]'s end, to withdraw it by */
+	unsigned int nq;	/* open: queue pairs, 1 to VS_MQ_MAX */
+	int held[VS_MQ_MAX];	/* open: port[0]'s end of each, to withdraw by */
 	uint64_t opened_ms;
 	uint64_t retry_ms;	/* closed: not offered again before */
 	uint64_t backoff_ms;
@@ -71,9 +85,12 @@ struct vs_chan {
 	uint64_t seen_ms;
 };
 
-/* Send a CHAN (with @fd) or UNCHAN (@fd -1) about @mac to dgram port @p */
-static int chan_send(struct vs_switch *sw, struct vs_port *p, uint8_t type,
-		     const uint8_t *mac, int fd)
+/*
+ * Send a CHAN (with @fd) or UNCHAN (@fd -1) about @mac to dgram port @p's
+ * socket @k (0: its main one)
+ */
+static int chan_send(struct vs_switch *sw, struct vs_port *p, unsigned int k,
+		     uint8_t type, const uint8_t *mac, int fd)
 {
 	union {
 		struct cmsghdr cm;
@@ -82,12 +99,11 @@ static int chan_send(struct vs_switch *sw, struct vs_port *p, uint8_t type,
 	struct vecnet_msg m;
 	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
 	struct msghdr mh = {
-		.msg_name = &p->dgram.pin.dst,
-		.msg_namelen = p->dgram.pin.dstlen,
 		.msg_iov = &iov,
 		.msg_iovlen = 1,
 	};
 
+	mh.msg_name = (void *)vs_mq_dst(p, k, &mh.msg_namelen);
 	vs_msg_init(&m, type);
 	memcpy(m.mac, mac, sizeof(m.mac));
 	if (fd >= 0) {
@@ -116,6 +132,38 @@ bool vs_chan_allowed(const struct vs_switch *sw, const struct vs_port *p,
 {
 	return sw->cfg.shortcut && !sw->cfg.hub && (flags & VECNET_MSG_F_CHAN) &&
 	       p->dgram.pin.fd >= 0;
+}
+
+/*
+ * Queues for which dgram port @p takes a channel each: 1, and with
+ * F_CHANQ agreed the queue sockets it joined, up to the first on an
+ * abstract name (see vs_chan_allowed)
+ */
+static unsigned int chan_port_queues(const struct vs_port *p)
+{
+	unsigned int n = 1;
+
+	if (!p->chan.q_ok)
+		return 1;
+	while (n <= p->mq.n && p->mq.q[n - 1].pin.fd >= 0)
+		n++;
+	return n;
+}
+
+/* Queue pairs a channel between @a and @b has: the queues both have */
+static unsigned int chan_queues(const struct vs_port *a, const struct vs_port *b)
+{
+	unsigned int na = chan_port_queues(a), nb = chan_port_queues(b);
+
+	return na < nb ? na : nb;
+}
+
+/* From now on neither end of pair @k of @c can send, whatever the guests do */
+static void chan_shut(struct vs_chan *c, unsigned int k)
+{
+	shutdown(c->held[k], SHUT_RDWR);
+	close(c->held[k]);
+	c->held[k] = -1;
 }
 
 /*
@@ -150,13 +198,12 @@ static void chan_close(struct vs_switch *sw, struct vs_chan *c)
 
 	if (!c->open)
 		return;
-	/* from now on neither end can send, whatever the guests do */
-	shutdown(c->held, SHUT_RDWR);
-	close(c->held);
-	c->held = -1;
+	for (i = 0; i < c->nq; i++)
+		chan_shut(c, i);
+	/* one UNCHAN, on socket 0, withdraws the pairs of every queue */
 	for (i = 0; i < 2; i++)
 		if (!c->port[i]->dead &&
-		    chan_send(sw, c->port[i], VECNET_MSG_UNCHAN, c->mac[!i], -1))
+		    chan_send(sw, c->port[i], 0, VECNET_MSG_UNCHAN, c->mac[!i], -1))
 			sw->st.chan_unsent++;
 	c->open = false;
 	sw->st.chan_revoked++;
@@ -254,10 +301,12 @@ static bool chan_ports_joined(const struct vs_port *a, const struct vs_port *b)
 }
 
 /*
- * Make the socket pair and hand it out, keeping port[0]'s end in
- * c->held; false when it could not be done
+ * Make the socket pair of queue @k and hand it out on the two ports'
+ * sockets @k, keeping port[0]'s end in c->held[k]; false when it could
+ * not be done
  */
-static bool chan_open(struct vs_switch *sw, struct vs_chan *c)
+static bool chan_open_queue(struct vs_switch *sw, struct vs_chan *c,
+			    unsigned int k)
 {
 	int sv[2], err = 0;
 	unsigned int i;
@@ -270,20 +319,42 @@ static bool chan_open(struct vs_switch *sw, struct vs_chan *c)
 	vs_refuse_rights(sw, sv[0]);
 	vs_refuse_rights(sw, sv[1]);
 	for (i = 0; i < 2 && !err; i++)
-		err = chan_send(sw, c->port[i], VECNET_MSG_CHAN, c->mac[!i], sv[i]);
+		err = chan_send(sw, c->port[i], k, VECNET_MSG_CHAN, c->mac[!i],
+				sv[i]);
 	close(sv[1]);
 	if (err) {
 		/* a guest that got its end can send on it no more */
 		shutdown(sv[0], SHUT_RDWR);
 		close(sv[0]);
-		vs_log(sw, 2, "shortcut: port %u %s: %s", c->port[i - 1]->id,
+		vs_log(sw, 2, "shortcut: port %u %s on queue %u: %s",
+		       c->port[i - 1]->id,
 		       i == 1 ? "refused the offer" : "refused the second end",
-		       strerror(-err));
+		       k, strerror(-err));
 		return false;
+	}
+	c->held[k] = sv[0];
+	return true;
+}
+
+/*
+ * Hand out a pair for every queue the two ports both have, or none: the
+ * pairs already handed out are shut when a later one fails, and a guest
+ * sending into one finds it closed
+ */
+static bool chan_open(struct vs_switch *sw, struct vs_chan *c)
+{
+	unsigned int i, nq = chan_queues(c->port[0], c->port[1]);
+
+	for (i = 0; i < nq; i++) {
+		if (!chan_open_queue(sw, c, i)) {
+			while (i--)
+				chan_shut(c, i);
+			return false;
+		}
 	}
 	for (i = 0; i < 2; i++)
 		c->port[i]->chan.offer_ms = sw->now_ms;
-	c->held = sv[0];
+	c->nq = nq;
 	return true;
 }
 
@@ -326,7 +397,6 @@ void vs_chan_seen(struct vs_switch *sw, struct vs_port *in, const uint8_t *src,
 			return;
 		c->port[0] = in;
 		c->port[1] = out;
-		c->held = -1;
 		memcpy(c->mac[0], src, 6);
 		memcpy(c->mac[1], dst, 6);
 		in->chan.ch[in->chan.n++] = c;
@@ -388,6 +458,26 @@ void vs_chan_restart(struct vs_switch *sw, struct vs_port *p)
 }
 
 /*
+ * The queue sockets of @p changed (one joined, or went): a channel that
+ * would now have another number of queue pairs is withdrawn, and comes
+ * back after the back-off of a guest that starts over, with the queues
+ * the two have then.
+ */
+void vs_chan_requeue(struct vs_switch *sw, struct vs_port *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->chan.n; i++) {
+		struct vs_chan *c = p->chan.ch[i];
+
+		if (c->open && chan_queues(c->port[0], c->port[1]) != c->nq) {
+			chan_close(sw, c);
+			chan_back_off(sw, c);
+		}
+	}
+}
+
+/*
  * Guest @p says it closed its channel to @mac (its other end was closed,
  * or it stalled): close the other end too; a new channel may follow,
  * after a while.
@@ -413,18 +503,16 @@ void vs_chan_closed(struct vs_switch *sw, struct vs_port *p,
  * The @i-th open channel of which @p holds the first end, for ctl
  * channels (each channel once); false past the last.  What is queued is
  * the memory of frames one guest sent and the other has not read yet,
- * from the end the switch keeps: its receive side waits for port[0]'s
- * guest, what it sent is port[1]'s to read.
+ * from the ends the switch keeps, summed over the queues: their receive
+ * side waits for port[0]'s guest, what they sent is port[1]'s to read.
  */
 bool vs_chan_info(const struct vs_switch *sw, const struct vs_port *p,
 		  unsigned int i, struct vs_chan_info *ci)
 {
-	unsigned int k;
+	unsigned int k, q;
 
 	for (k = 0; k < p->chan.n; k++) {
 		const struct vs_chan *c = p->chan.ch[k];
-		uint32_t mem[SK_MEMINFO_VARS] = { 0 };
-		socklen_t len = sizeof(mem);
 
 		if (!c->open || c->port[0] != p || i--)
 			continue;
@@ -432,9 +520,17 @@ bool vs_chan_info(const struct vs_switch *sw, const struct vs_port *p,
 		ci->port[1] = c->port[1];
 		memcpy(ci->mac, c->mac, sizeof(ci->mac));
 		ci->age_s = (sw->now_ms - c->opened_ms) / 1000;
-		getsockopt(c->held, SOL_SOCKET, SO_MEMINFO, mem, &len);
-		ci->queued[0] = mem[SK_MEMINFO_RMEM_ALLOC];
-		ci->queued[1] = mem[SK_MEMINFO_WMEM_ALLOC];
+		ci->queues = c->nq;
+		ci->queued[0] = 0;
+		ci->queued[1] = 0;
+		for (q = 0; q < c->nq; q++) {
+			uint32_t mem[SK_MEMINFO_VARS] = { 0 };
+			socklen_t len = sizeof(mem);
+
+			getsockopt(c->held[q], SOL_SOCKET, SO_MEMINFO, mem, &len);
+			ci->queued[0] += mem[SK_MEMINFO_RMEM_ALLOC];
+			ci->queued[1] += mem[SK_MEMINFO_WMEM_ALLOC];
+		}
 		return true;
 	}
 	return false;

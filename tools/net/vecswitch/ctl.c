@@ -287,8 +287,8 @@ static void report_channels(struct vs_switch *sw, struct sbuf *sb, bool json)
 	if (json)
 		sb_printf(sb, "{\"channels\":[");
 	else
-		sb_printf(sb, "%-5s %-17s %-5s %-17s %-6s %s\n", "PORT",
-			  "MAC", "PORT", "MAC", "AGE", "QUEUED");
+		sb_printf(sb, "%-5s %-17s %-5s %-17s %-6s %-6s %s\n", "PORT",
+			  "MAC", "PORT", "MAC", "AGE", "QUEUES", "QUEUED");
 	for (i = 0; i < sw->nports; i++) {
 		struct vs_port *p = sw->ports[i];
 
@@ -297,16 +297,16 @@ static void report_channels(struct vs_switch *sw, struct sbuf *sb, bool json)
 			vs_mac_str(mac[1], ci.mac[1]);
 			if (json)
 				sb_printf(sb, "%s{\"ports\":[%u,%u],\"macs\":[\"%s\",\"%s\"],"
-					  "\"age\":%llu,\"queued\":[%u,%u]}",
+					  "\"age\":%llu,\"queues\":%u,\"queued\":[%u,%u]}",
 					  first ? "" : ",", ci.port[0]->id,
 					  ci.port[1]->id, mac[0], mac[1],
-					  (unsigned long long)ci.age_s,
+					  (unsigned long long)ci.age_s, ci.queues,
 					  ci.queued[0], ci.queued[1]);
 			else
-				sb_printf(sb, "%-5u %-17s %-5u %-17s %-6llu %u/%u\n",
+				sb_printf(sb, "%-5u %-17s %-5u %-17s %-6llu %-6u %u/%u\n",
 					  ci.port[0]->id, mac[0], ci.port[1]->id,
 					  mac[1], (unsigned long long)ci.age_s,
-					  ci.queued[0], ci.queued[1]);
+					  ci.queues, ci.queued[0], ci.queued[1]);
 			first = false;
 		}
 	}

@@ -516,6 +516,8 @@ static void send_failed(struct vs_switch *sw, struct vs_port *p,
 		vs_log(sw, 1, "port %u (%s): queue socket %u gone: %s",
 		       p->id, p->name, to, strerror(err));
 		vs_mq_drop(p, to);
+		/* channels of as many queues as before have one too many */
+		vs_chan_requeue(sw, p);
 		vs_dgram_probe_reset(sw, p);
 	} else if (vs_dgram_dead_errno(err)) {
 		/* a restarted guest: its name has a new socket */
@@ -525,6 +527,7 @@ static void send_failed(struct vs_switch *sw, struct vs_port *p,
 			vs_chan_forget(sw, p, NULL);
 			vs_nego_reset(p);
 			p->chan.ok = false;
+			p->chan.q_ok = false;
 			/* the probe watched the old socket */
 			vs_dgram_probe_reset(sw, p);
 			return;

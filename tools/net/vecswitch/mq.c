@@ -281,5 +281,7 @@ const char *vs_mq_join(struct vs_switch *sw, enum vs_dgram_sock sock,
 	vs_log(sw, 1, "port %u (%s): queue socket %u joined", p->id, p->name,
 	       p->mq.n);
 	queue_msg(sw, p, VECNET_MSG_JOIN, p->mq.n);
+	/* a channel per queue may have one more now */
+	vs_chan_requeue(sw, p);
 	return NULL;
 }

@@ -68,9 +68,13 @@ static bool send_mode(struct vs_switch *sw, struct vs_port *p)
 	struct vecnet_msg m;
 
 	vs_msg_init(&m, VECNET_MSG_MODE);
-	/* F_CHAN: only then does the guest let descriptors through */
+	/*
+	 * F_CHAN: only then does the guest let descriptors through, and
+	 * with F_CHANQ on its further queue sockets too
+	 */
 	m.mode.flags = htons(VECNET_MSG_F_VNET |
-			     (p->chan.ok ? VECNET_MSG_F_CHAN : 0));
+			     (p->chan.ok ? VECNET_MSG_F_CHAN : 0) |
+			     (p->chan.q_ok ? VECNET_MSG_F_CHANQ : 0));
 	m.mode.max_frame = htonl(VS_VNET_FRAME_MAX);
 	if (!vs_queue_msg(sw, p, &m, 0))
 		return false;
@@ -114,6 +118,8 @@ void vs_nego_input(struct vs_switch *sw, struct vs_port *p,
 		vs_chan_restart(sw, p);
 		vs_nego_reset(p);
 		p->chan.ok = vs_chan_allowed(sw, p, flags);
+		p->chan.q_ok = p->chan.ok && (flags & VECNET_MSG_F_CHANQ) &&
+			       (flags & VECNET_MSG_F_MQ);
 		if (sw->cfg.hub || !(flags & VECNET_MSG_F_VNET))
 			return;
 		if (send_mode(sw, p) && (flags & VECNET_MSG_F_MQ))

@@ -163,13 +163,15 @@ err:
  * five sockets, diagnostics, io_uring, the spare, the standard three,
  * the closer's pipe, the control clients), two per port (a dgram peer's
  * pinned socket file and its wake-up probe; one for a connection), one
- * per shortcut channel (chan.c), of which two ports share each, and one
- * per queue socket a multiqueue guest may join to its port (mq.c).
+ * per queue of a shortcut channel (chan.c), of which two ports share
+ * each, and one per queue socket a multiqueue guest may join to its port
+ * (mq.c).
  */
 static unsigned long fds_needed(const struct vs_config *cfg)
 {
 	return 24 + VS_CTL_MAX_CONN +
-	       (2ul + VS_CHAN_PORT_MAX / 2 + VS_MQ_MAX - 1) * cfg->max_ports;
+	       (2ul + VS_CHAN_PORT_MAX / 2 * VS_MQ_MAX + VS_MQ_MAX - 1) *
+	       cfg->max_ports;
 }
 
 /*

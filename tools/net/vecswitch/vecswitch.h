@@ -367,6 +367,7 @@ struct vs_port_nego {
 /* dgram peers: shortcut channels to other guests (chan.c) */
 struct vs_port_chan {
 	bool ok;			/* its HELLO asked for channels */
+	bool q_ok;			/* ...one per queue (F_CHANQ), and has F_MQ */
 	unsigned int n;
 	struct vs_chan *ch[VS_CHAN_PORT_MAX];
 	unsigned int cap_hold;		/* captures naming it: no channels */
@@ -858,12 +859,14 @@ struct vs_chan_info {
 	const struct vs_port *port[2];
 	uint8_t mac[2][6];		/* mac[i] sits behind port[i] */
 	uint64_t age_s;
+	unsigned int queues;		/* socket pairs: one per queue */
 	unsigned int queued[2];		/* memory waiting for port[i]'s guest */
 };
 bool vs_chan_info(const struct vs_switch *sw, const struct vs_port *p,
 		  unsigned int i, struct vs_chan_info *ci);
 void vs_chan_closed(struct vs_switch *sw, struct vs_port *p,
 		    const uint8_t *mac);
+void vs_chan_requeue(struct vs_switch *sw, struct vs_port *p);
 
 /* sock.c */
 ssize_t vs_recv_rights(struct vs_switch *sw, int fd, void *buf, size_t len);

@@ -64,7 +64,10 @@
  * vector each, which go up the stack as the frame's fragments
  */
 #define VECNET_RX_HEAD_MAX	2048
-/* Shortcut channels a device holds at most (vecnet_chan.c) */
+/*
+ * Shortcut channels each queue of a device holds at most (vecnet_chan.c):
+ * a switch's channel per queue is one of them on each queue it spans
+ */
 #define VECNET_CHAN_MAX		8
 /* A transmit slot that goes to the main descriptor, not a channel */
 #define VECNET_CHAN_NONE	0xff
@@ -359,9 +362,9 @@ struct vecnet_qstats {
  * One receive/transmit pair with its own host descriptor, interrupts
  * and NAPI.  Queue 0 is the device's main one: its descriptors are
  * vn->host.fd and vn->host.tx_fd, which the transports own, it carries the
- * negotiation and the shortcut channels, and its tx.lock guards their
- * state.  Another queue's tx.lock nests inside queue 0's, never the
- * other way round.
+ * negotiation, and its tx.lock guards it.  Each queue's tx.lock guards
+ * the state of the shortcut channels that queue owns.  Another queue's
+ * tx.lock nests inside queue 0's, never the other way round.
  */
 struct vecnet_queue {
 	struct vecnet_dev *vn;
@@ -410,9 +413,10 @@ enum vecnet_chan_state {
 /* A shortcut to one other guest, handed over by the switch */
 struct vecnet_chan {
 	struct vecnet_dev *vn;
+	struct vecnet_queue *q;	/* the queue that owns it: NAPI, ring, lock */
 	int fd;
 	int irq;
-	u8 state;		/* enum vecnet_chan_state, under tx.lock */
+	u8 state;		/* enum vecnet_chan_state, under q's tx.lock */
 	u8 mac[ETH_ALEN];	/* the address behind the other end */
 	u64 stall_ns;		/* tx.lock: first "later" of a run, 0: none */
 	/*
@@ -483,13 +487,14 @@ struct vecnet_mq {
 	u8 cookie[6];
 };
 
-/* Shortcut channels to other guests (vecnet_chan.c) */
+/* Shortcut channels to other guests (vecnet_chan.c), a set per queue */
 struct vecnet_chans {
 	bool want;			/* offered in the HELLO */
-	unsigned int n;			/* ACTIVE ones, tx.lock */
+	bool per_queue;			/* queue 0's tx.lock: the switch said F_CHANQ */
+	unsigned int n[VECNET_QUEUES_MAX];	/* ACTIVE ones, the queue's tx.lock */
 	int sndbuf;
 	struct work_struct work;
-	struct vecnet_chan ch[VECNET_CHAN_MAX];
+	struct vecnet_chan ch[VECNET_QUEUES_MAX][VECNET_CHAN_MAX];
 };
 
 /* The peer looked for while it is lost, and announcements to it */
@@ -632,8 +637,8 @@ bool vecnet_nego_rx(struct vecnet_dev *vn, const u8 *m, unsigned int len,
 		    int *fd);
 bool vecnet_nego_carrier_ok(const struct vecnet_dev *vn);
 bool vecnet_nego_plain(const struct vecnet_dev *vn);
-bool vecnet_nego_join_ack(struct vecnet_queue *q, const u8 *m,
-			  unsigned int len);
+bool vecnet_nego_mq_rx(struct vecnet_queue *q, const u8 *m, unsigned int len,
+		       int *fd);
 
 /* vecnet_tx.c */
 void vecnet_xmit(struct sk_buff *skb, struct net_device *dev);
@@ -652,19 +657,20 @@ void vecnet_mq_unjoin_all(struct vecnet_dev *vn);
 
 /* vecnet_chan.c */
 void vecnet_chan_init(struct vecnet_dev *vn);
-void vecnet_chan_offer(struct vecnet_dev *vn, const u8 *mac, int fd);
+void vecnet_chan_offer(struct vecnet_queue *q, const u8 *mac, int fd);
 int vecnet_chan_start(struct vecnet_dev *vn);
-void vecnet_chan_allow_fds(struct vecnet_dev *vn, bool allow);
-void vecnet_chan_drop_fd(struct vecnet_dev *vn, int fd);
+void vecnet_chan_allow_fds(struct vecnet_dev *vn, bool allow, bool per_queue);
+void vecnet_chan_drop_fd(struct vecnet_queue *q, int fd);
 void vecnet_chan_close_sock(struct vecnet_dev *vn, int fd);
 void vecnet_chan_revoke(struct vecnet_dev *vn, const u8 *mac);
 void vecnet_chan_kill_all(struct vecnet_dev *vn);
 void vecnet_chan_close_all(struct vecnet_dev *vn);
-u8 vecnet_chan_pick(const struct vecnet_dev *vn, const struct sk_buff *skb);
-u32 vecnet_chan_dest(const struct vecnet_dev *vn, const struct sk_buff *skb);
+u8 vecnet_chan_pick(const struct vecnet_queue *q, const struct sk_buff *skb);
+u32 vecnet_chan_dest(const struct vecnet_dev *vn, unsigned int qi,
+		     const struct sk_buff *skb);
 bool vecnet_chan_msg(struct vecnet_chan *c, const u8 *data, unsigned int len);
-bool vecnet_chan_send_failed(struct vecnet_dev *vn, unsigned int idx, int err);
-void vecnet_chan_sent(struct vecnet_dev *vn, unsigned int idx);
+bool vecnet_chan_send_failed(struct vecnet_queue *q, unsigned int idx, int err);
+void vecnet_chan_sent(struct vecnet_queue *q, unsigned int idx);
 bool vecnet_chan_frame_ok(const struct vecnet_chan *c, const u8 *data,
 			  unsigned int len);
 
@@ -684,8 +690,8 @@ void vecnet_tx_slot(struct vecnet_queue *q, unsigned int slot,
 void vecnet_tx_pop(struct vecnet_queue *q, bool sent);
 void vecnet_tx_drop_all(struct vecnet_queue *q);
 void vecnet_tx_check_full(struct vecnet_queue *q);
-/* ...with queue 0's */
 void vecnet_tx_unsteer(struct vecnet_queue *q, unsigned int chan);
+/* ...with queue 0's */
 void vecnet_tx_queue_raw(struct vecnet_dev *vn, struct sk_buff *skb);
 void vecnet_tx_drop_queued(struct vecnet_dev *vn);
 

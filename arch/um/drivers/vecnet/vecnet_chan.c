@@ -18,23 +18,42 @@
  * a send refused because the other end closed drops it too, and the
  * frames queued for it go through the switch instead.
  *
- * Channels belong to queue 0: they are read in its NAPI, and transmit
- * steers a frame for one to queue 0 (vecnet_chan_dest).  They change
- * state under queue 0's tx.lock: FREE to PENDING when NAPI takes
- * an offer, PENDING to ACTIVE in the work once the descriptor has an
- * interrupt, and PENDING or ACTIVE to DYING from anywhere.  The work
- * closes a DYING channel after an RCU grace period, so NAPI, which
- * reads ACTIVE channels without the lock, never reads a closed
- * descriptor.  Transmit picks ACTIVE channels only, and a channel that
- * dies takes its queued frames back to the main descriptor.
+ * A channel belongs to the queue whose socket its CHAN came on: queue 0,
+ * or with a switch that offers a channel per queue (MODE with F_CHANQ,
+ * which our HELLO asks for when the device has several queues) queue k
+ * as well, whose channel reaches queue k of the other guest.  Each queue
+ * has VECNET_CHAN_MAX slots of its own (vn->chan.ch[k]).  A channel is
+ * read in its queue's NAPI, its interrupt schedules that NAPI, and its
+ * frames wait in that queue's ring (tx->chan names the slot).  Transmit
+ * keeps a frame on the queue the stack picked when that queue has an
+ * ACTIVE channel for its destination, and steers it to queue 0 when
+ * only queue 0 has one (a peer with fewer queues; vecnet_chan_dest()).
+ * The UNCHAN of the switch names an address and withdraws its channel on
+ * every queue; ours, when a channel of any queue closes, asks it to.
+ *
+ * A channel changes state under its queue's tx.lock: FREE to PENDING
+ * when NAPI takes an offer, PENDING to ACTIVE in the work once the
+ * descriptor has an interrupt, and PENDING or ACTIVE to DYING from
+ * anywhere.  What acts on every queue's channels (kill_all, a revoke,
+ * an offer's check of the headers) holds queue 0's tx.lock and takes
+ * each further queue's inside it, the order of struct vecnet_queue; the
+ * transmit path of queue k holds queue k's alone, which suffices for
+ * its own channels.  The work closes a DYING channel after an RCU grace
+ * period, so NAPI, which reads ACTIVE channels without the lock, never
+ * reads a closed descriptor.  Transmit picks ACTIVE channels only, and
+ * a channel that dies takes its queued frames back to the queue's
+ * socket, to the switch.
  *
  * Descriptors come from outside the guest, and the host lets the sender
  * choose one whose close() blocks (a file on a FUSE mount whose daemon
  * never answers, a TCP socket lingering on a peer that never reads).
  * So queue 0 takes them only while a switch says it offers channels
- * (MODE with F_CHAN); every other socket of the device, channels
- * included, has the host refuse them to the sender (SO_PASSRIGHTS=0,
- * Linux 6.16 and later).  And any descriptor a peer passed, the ones
+ * (MODE with F_CHAN), and the further queues only while it says it
+ * offers them a channel each (F_CHANQ too); every other socket of the
+ * device, channels included, has the host refuse them to the sender
+ * (SO_PASSRIGHTS=0, Linux 6.16 and later).  A CHAN on a queue that did
+ * not agree to one is refused and counted (chan_refused), as is one with
+ * no room left on its queue.  And any descriptor a peer passed, the ones
  * the device does not take and the channels it closes, is closed by a
  * host thread of its own (vecnet_user_close_passed), never by a vCPU,
  * NAPI or a work item.
@@ -72,45 +91,54 @@ static void vecnet_chan_tell(struct vecnet_dev *vn, const u8 *mac)
 }
 
 /*
- * Called with tx.lock held: stop using channel @idx and close it soon;
- * @tell: the guest gives it up, and says so to the switch
+ * Called with @q's tx.lock held: stop using @q's channel @idx and close
+ * it soon; @tell: the guest gives it up, and says so to the switch
  */
-static void vecnet_chan_drop(struct vecnet_dev *vn, unsigned int idx, bool tell)
+static void vecnet_chan_drop(struct vecnet_queue *q, unsigned int idx,
+			     bool tell)
 {
-	struct vecnet_chan *c = &vn->chan.ch[idx];
+	struct vecnet_dev *vn = q->vn;
+	struct vecnet_chan *c = &vn->chan.ch[q->index][idx];
 
 	if (c->state != VECNET_CHAN_PENDING && c->state != VECNET_CHAN_ACTIVE)
 		return;
 	if (c->state == VECNET_CHAN_ACTIVE)
-		vn->chan.n--;
+		WRITE_ONCE(vn->chan.n[q->index], vn->chan.n[q->index] - 1);
 	WRITE_ONCE(c->state, VECNET_CHAN_DYING);
 	/* what waits for it goes to the switch, which forwards it */
-	vecnet_tx_unsteer(&vn->q[0], idx);
+	vecnet_tx_unsteer(q, idx);
 	if (tell)
 		vecnet_chan_tell(vn, c->mac);
 	schedule_work(&vn->chan.work);
 }
 
-static void vecnet_chan_kill(struct vecnet_dev *vn, unsigned int idx)
+/*
+ * Called with queue 0's tx.lock held: @fn on every queue that may own
+ * channels, each further one under its own tx.lock too
+ */
+static void vecnet_chan_each_queue(struct vecnet_dev *vn, const u8 *mac,
+				   void (*fn)(struct vecnet_queue *q,
+					      const u8 *mac))
 {
-	vecnet_chan_drop(vn, idx, false);
+	unsigned int k;
+
+	lockdep_assert_held(&vn->q[0].tx.lock);
+	fn(&vn->q[0], mac);
+	for (k = 1; k < VECNET_QUEUES_MAX; k++) {
+		struct vecnet_queue *q = &vn->q[k];
+
+		spin_lock_nested(&q->tx.lock, SINGLE_DEPTH_NESTING);
+		fn(q, mac);
+		spin_unlock(&q->tx.lock);
+	}
 }
 
-/* Called with tx.lock held: the peer or our address changed */
-void vecnet_chan_kill_all(struct vecnet_dev *vn)
-{
-	unsigned int i;
-
-	for (i = 0; i < VECNET_CHAN_MAX; i++)
-		vecnet_chan_kill(vn, i);
-}
-
-static int vecnet_chan_find(const struct vecnet_dev *vn, const u8 *mac)
+static int vecnet_chan_find(const struct vecnet_queue *q, const u8 *mac)
 {
 	unsigned int i;
 
 	for (i = 0; i < VECNET_CHAN_MAX; i++) {
-		const struct vecnet_chan *c = &vn->chan.ch[i];
+		const struct vecnet_chan *c = &q->vn->chan.ch[q->index][i];
 
 		if ((c->state == VECNET_CHAN_PENDING ||
 		     c->state == VECNET_CHAN_ACTIVE) &&
@@ -120,10 +148,37 @@ static int vecnet_chan_find(const struct vecnet_dev *vn, const u8 *mac)
 	return -1;
 }
 
-/* A descriptor a peer passed, not kept: closed where it cannot block us */
-void vecnet_chan_drop_fd(struct vecnet_dev *vn, int fd)
+/* Called with @q's tx.lock held: its channel to @mac goes (NULL: all) */
+static void vecnet_chan_kill_q(struct vecnet_queue *q, const u8 *mac)
 {
-	vecnet_count_napi(vn, rx_fds_dropped);
+	unsigned int i;
+	int found;
+
+	if (mac) {
+		found = vecnet_chan_find(q, mac);
+		if (found >= 0)
+			vecnet_chan_drop(q, found, false);
+		return;
+	}
+	for (i = 0; i < VECNET_CHAN_MAX; i++)
+		vecnet_chan_drop(q, i, false);
+}
+
+/* Called with queue 0's tx.lock held: the peer or our address changed */
+void vecnet_chan_kill_all(struct vecnet_dev *vn)
+{
+	vecnet_chan_each_queue(vn, NULL, vecnet_chan_kill_q);
+}
+
+/*
+ * From @q's NAPI: a descriptor a peer passed, not kept: closed where it
+ * cannot block us
+ */
+void vecnet_chan_drop_fd(struct vecnet_queue *q, int fd)
+{
+	struct vecnet_dev *vn = q->vn;
+
+	vecnet_qcount_napi(q, rx_fds_dropped);
 	if (vecnet_user_close_passed(fd))
 		net_warn_ratelimited("%s: descriptor %d from a peer left open: the host thread that closes them is stuck\n",
 				     vn->dev->name, fd);
@@ -131,7 +186,7 @@ void vecnet_chan_drop_fd(struct vecnet_dev *vn, int fd)
 
 /*
  * Process context: close socket @fd of the device, whose queue may hold
- * descriptors a peer passed (a channel, queue 0)
+ * descriptors a peer passed (a channel, a queue's socket)
  */
 void vecnet_chan_close_sock(struct vecnet_dev *vn, int fd)
 {
@@ -163,25 +218,60 @@ int vecnet_chan_start(struct vecnet_dev *vn)
 
 /*
  * May the switch pass descriptors to queue 0?  Only while it says it
- * offers channels.  A host without SO_PASSRIGHTS delivers them anyway;
- * the room queue 0 keeps for them (VECNET_CMSG_LEN) and the closer see
- * to those.
+ * offers channels; to the further queues only while it says it offers
+ * one per queue (@per_queue).  A host without SO_PASSRIGHTS delivers
+ * them anyway; the room every queue keeps for them (VECNET_CMSG_LEN)
+ * and the closer see to those.
  */
-void vecnet_chan_allow_fds(struct vecnet_dev *vn, bool allow)
+void vecnet_chan_allow_fds(struct vecnet_dev *vn, bool allow, bool per_queue)
 {
-	vecnet_user_pass_fds(vn->host.fd, allow && vn->chan.want);
+	unsigned int k;
+
+	allow = allow && vn->chan.want;
+	vecnet_user_pass_fds(vn->host.fd, allow);
+	for (k = 1; k < vn->nq; k++)
+		if (vn->q[k].fd >= 0)
+			vecnet_user_pass_fds(vn->q[k].fd, allow && per_queue);
 }
 
 /*
- * From NAPI, a CHAN message from the switch with the descriptor @fd that
- * came with it (or -1).  Takes @fd in every case: kept, or dropped.
+ * Called with queue 0's tx.lock held, and @q's: a free channel slot of
+ * @q takes @fd, the channel to @mac; -ENOSPC when @q has none free
  */
-void vecnet_chan_offer(struct vecnet_dev *vn, const u8 *mac, int fd)
+static int vecnet_chan_take(struct vecnet_queue *q, const u8 *mac, int fd)
 {
-	int i, err = -EINVAL;
+	struct vecnet_chan *ch = q->vn->chan.ch[q->index];
+	int i;
+
+	/* a new channel to the same address replaces the old one */
+	vecnet_chan_kill_q(q, mac);
+	for (i = 0; i < VECNET_CHAN_MAX; i++)
+		if (!vecnet_chan_used(&ch[i]))
+			break;
+	if (i == VECNET_CHAN_MAX)
+		return -ENOSPC;
+	ch[i].fd = fd;
+	ch[i].irq = 0;
+	ch[i].stall_ns = 0;
+	ch[i].tx_frame = VECNET_GSO_FRAME;
+	ether_addr_copy(ch[i].mac, mac);
+	WRITE_ONCE(ch[i].state, VECNET_CHAN_PENDING);
+	return 0;
+}
+
+/*
+ * From @q's NAPI, a CHAN message from the switch on @q's socket with the
+ * descriptor @fd that came with it (or -1).  Takes @fd in every case:
+ * kept, or dropped.  A further queue takes one only when the switch
+ * said it offers a channel per queue.
+ */
+void vecnet_chan_offer(struct vecnet_queue *q, const u8 *mac, int fd)
+{
+	struct vecnet_dev *vn = q->vn;
+	int err = -EINVAL;
 
 	if (fd < 0 || !vn->chan.want || !is_valid_ether_addr(mac) ||
-	    ether_addr_equal(mac, vn->dev->dev_addr))
+	    ether_addr_equal(mac, vn->dev->dev_addr) || q->index >= vn->nq)
 		goto refuse;
 	/* a datagram socket of ours from here on, with room for a ring */
 	err = vecnet_user_chan_setup(fd, vn->chan.sndbuf);
@@ -189,24 +279,16 @@ void vecnet_chan_offer(struct vecnet_dev *vn, const u8 *mac, int fd)
 		goto refuse;
 	spin_lock(&vn->q[0].tx.lock);
 	err = -EPROTO;
-	if (!vn->nego.tx_vnet || !READ_ONCE(vn->nego.rx_vnet))
+	if (!vn->nego.tx_vnet || !READ_ONCE(vn->nego.rx_vnet) ||
+	    (q->index && !vn->chan.per_queue))
 		goto refuse_locked;
-	/* a new channel to the same address replaces the old one */
-	i = vecnet_chan_find(vn, mac);
-	if (i >= 0)
-		vecnet_chan_kill(vn, i);
-	err = -ENOSPC;
-	for (i = 0; i < VECNET_CHAN_MAX; i++)
-		if (!vecnet_chan_used(&vn->chan.ch[i]))
-			break;
-	if (i == VECNET_CHAN_MAX)
+	if (q->index)
+		spin_lock_nested(&q->tx.lock, SINGLE_DEPTH_NESTING);
+	err = vecnet_chan_take(q, mac, fd);
+	if (q->index)
+		spin_unlock(&q->tx.lock);
+	if (err)
 		goto refuse_locked;
-	vn->chan.ch[i].fd = fd;
-	vn->chan.ch[i].irq = 0;
-	vn->chan.ch[i].stall_ns = 0;
-	vn->chan.ch[i].tx_frame = VECNET_GSO_FRAME;
-	ether_addr_copy(vn->chan.ch[i].mac, mac);
-	WRITE_ONCE(vn->chan.ch[i].state, VECNET_CHAN_PENDING);
 	spin_unlock(&vn->q[0].tx.lock);
 	schedule_work(&vn->chan.work);
 	return;
@@ -214,30 +296,29 @@ void vecnet_chan_offer(struct vecnet_dev *vn, const u8 *mac, int fd)
 refuse_locked:
 	spin_unlock(&vn->q[0].tx.lock);
 refuse:
-	vecnet_count_napi(vn, chan_refused);
-	net_info_ratelimited("%s: refused a shortcut channel to %pM: %d\n",
-			     vn->dev->name, mac, err);
+	vecnet_qcount_napi(q, chan_refused);
+	net_info_ratelimited("%s: refused a shortcut channel to %pM on queue %u: %d\n",
+			     vn->dev->name, mac, q->index, err);
 	if (fd >= 0)
-		vecnet_chan_drop_fd(vn, fd);
+		vecnet_chan_drop_fd(q, fd);
 	/* the switch would take the pair for joined until the other sends */
 	if (is_valid_ether_addr(mac) && !ether_addr_equal(mac, vn->dev->dev_addr))
 		vecnet_chan_tell(vn, mac);
 }
 
-/* From NAPI, an UNCHAN message: the switch withdraws the channel */
+/*
+ * From NAPI, an UNCHAN message: the switch withdraws the channel to
+ * @mac, on every queue
+ */
 void vecnet_chan_revoke(struct vecnet_dev *vn, const u8 *mac)
 {
-	int i;
-
 	spin_lock(&vn->q[0].tx.lock);
-	i = vecnet_chan_find(vn, mac);
-	if (i >= 0)
-		vecnet_chan_kill(vn, i);
+	vecnet_chan_each_queue(vn, mac, vecnet_chan_kill_q);
 	spin_unlock(&vn->q[0].tx.lock);
 }
 
-/* Called with tx.lock held: the channel an outgoing frame takes */
-u8 vecnet_chan_pick(const struct vecnet_dev *vn, const struct sk_buff *skb)
+/* Called with @q's tx.lock held: the channel of @q an outgoing frame takes */
+u8 vecnet_chan_pick(const struct vecnet_queue *q, const struct sk_buff *skb)
 {
 	const struct ethhdr *eth = (const struct ethhdr *)skb->data;
 	unsigned int i;
@@ -245,7 +326,7 @@ u8 vecnet_chan_pick(const struct vecnet_dev *vn, const struct sk_buff *skb)
 	if (skb_headlen(skb) < ETH_HLEN || eth->h_proto == htons(ETH_P_8021Q))
 		return VECNET_CHAN_NONE;
 	for (i = 0; i < VECNET_CHAN_MAX; i++) {
-		const struct vecnet_chan *c = &vn->chan.ch[i];
+		const struct vecnet_chan *c = &q->vn->chan.ch[q->index][i];
 
 		/* one too long for the other guest goes to the switch */
 		if (c->state == VECNET_CHAN_ACTIVE &&
@@ -258,19 +339,21 @@ u8 vecnet_chan_pick(const struct vecnet_dev *vn, const struct sk_buff *skb)
 
 /*
  * Without a lock, for steering and for cutting super-frames: does a
- * frame go to a channel?  The longest frame the channel's other guest
- * takes, or 0.  A channel that opens or closes meanwhile only moves a
- * frame to the switch path.
+ * frame go to a channel of queue @qi?  The longest frame that channel's
+ * other guest takes, or 0.  A channel that opens or closes meanwhile
+ * only moves a frame to the switch path.
  */
-u32 vecnet_chan_dest(const struct vecnet_dev *vn, const struct sk_buff *skb)
+u32 vecnet_chan_dest(const struct vecnet_dev *vn, unsigned int qi,
+		     const struct sk_buff *skb)
 {
 	const struct ethhdr *eth = (const struct ethhdr *)skb->data;
 	unsigned int i;
 
-	if (skb_headlen(skb) < ETH_HLEN || is_multicast_ether_addr(eth->h_dest))
+	if (!READ_ONCE(vn->chan.n[qi]) || skb_headlen(skb) < ETH_HLEN ||
+	    is_multicast_ether_addr(eth->h_dest))
 		return 0;
 	for (i = 0; i < VECNET_CHAN_MAX; i++) {
-		const struct vecnet_chan *c = &vn->chan.ch[i];
+		const struct vecnet_chan *c = &vn->chan.ch[qi][i];
 
 		if (READ_ONCE(c->state) == VECNET_CHAN_ACTIVE &&
 		    ether_addr_equal(c->mac, eth->h_dest))
@@ -318,16 +401,17 @@ bool vecnet_chan_msg(struct vecnet_chan *c, const u8 *data, unsigned int len)
 }
 
 /*
- * Called with tx.lock held: a send on channel @idx failed with @err.
+ * Called with @q's tx.lock held: a send on its channel @idx failed with
+ * @err.
  * Returns true when the channel is given up, and its frames go to the
  * switch: its other end closed, or it has said "later" for longer than
  * VECNET_CHAN_STALL_NS.  A guest that stopped reading must not hold up
  * the frames for everyone else in the ring; the switch has a queue per
  * port for it.  Else the ring waits, as for the switch.
  */
-bool vecnet_chan_send_failed(struct vecnet_dev *vn, unsigned int idx, int err)
+bool vecnet_chan_send_failed(struct vecnet_queue *q, unsigned int idx, int err)
 {
-	struct vecnet_chan *c = &vn->chan.ch[idx];
+	struct vecnet_chan *c = &q->vn->chan.ch[q->index][idx];
 	u64 now;
 
 	switch (err) {
@@ -335,7 +419,7 @@ bool vecnet_chan_send_failed(struct vecnet_dev *vn, unsigned int idx, int err)
 	case -ENOTCONN:
 	case -EPIPE:
 	case -ECONNRESET:
-		vecnet_chan_drop(vn, idx, true);
+		vecnet_chan_drop(q, idx, true);
 		return true;
 	case -EAGAIN:
 	case -ENOBUFS:
@@ -346,17 +430,17 @@ bool vecnet_chan_send_failed(struct vecnet_dev *vn, unsigned int idx, int err)
 		}
 		if (now - c->stall_ns < VECNET_CHAN_STALL_NS)
 			return false;
-		vecnet_count_tx(vn, chan_stalled);
-		vecnet_chan_drop(vn, idx, true);
+		vecnet_qcount_tx(q, chan_stalled);
+		vecnet_chan_drop(q, idx, true);
 		return true;
 	}
 	return false;
 }
 
-/* Called with tx.lock held: channel @idx took frames */
-void vecnet_chan_sent(struct vecnet_dev *vn, unsigned int idx)
+/* Called with @q's tx.lock held: its channel @idx took frames */
+void vecnet_chan_sent(struct vecnet_queue *q, unsigned int idx)
 {
-	vn->chan.ch[idx].stall_ns = 0;
+	q->vn->chan.ch[q->index][idx].stall_ns = 0;
 }
 
 /*
@@ -387,10 +471,56 @@ bool vecnet_chan_frame_ok(const struct vecnet_chan *c, const u8 *data,
 static irqreturn_t vecnet_chan_interrupt(int irq, void *data)
 {
 	struct vecnet_chan *c = data;
-	struct vecnet_dev *vn = c->vn;
 
-	vecnet_rx_wake(&vn->q[0], VECNET_RX_CHAN(c - vn->chan.ch));
+	vecnet_rx_wake(c->q, VECNET_RX_CHAN(c - c->vn->chan.ch[c->q->index]));
 	return IRQ_HANDLED;
+}
+
+/* Process context: an interrupt for @c, PENDING, which then opens */
+static void vecnet_chan_open(struct vecnet_dev *vn, struct vecnet_chan *c,
+			     unsigned int idx)
+{
+	struct vecnet_queue *q = c->q;
+	int irq;
+
+	irq = um_request_irq(UM_IRQ_ALLOC, c->fd, IRQ_READ,
+			     vecnet_chan_interrupt, 0, vn->dev->name, c);
+	spin_lock_bh(&q->tx.lock);
+	if (irq > 0)
+		c->irq = irq;
+	if (irq > 0 && c->state == VECNET_CHAN_PENDING) {
+		/* NAPI reads fd once it sees ACTIVE */
+		smp_store_release(&c->state, VECNET_CHAN_ACTIVE);
+		WRITE_ONCE(vn->chan.n[q->index], vn->chan.n[q->index] + 1);
+		vecnet_qcount_tx(q, chan_opened);
+		vecnet_chan_say_frame(vn, c);
+		netdev_dbg(vn->dev, "shortcut channel to %pM on queue %u\n",
+			   c->mac, q->index);
+	} else if (c->state == VECNET_CHAN_PENDING) {
+		/* no interrupt left: the switch keeps the pair */
+		vecnet_qcount_tx(q, chan_refused);
+		vecnet_chan_drop(q, idx, true);
+	}
+	spin_unlock_bh(&q->tx.lock);
+	/* frames that came before the interrupt raise no edge */
+	vecnet_rx_wake(q, VECNET_RX_CHAN(idx));
+}
+
+/* Process context, after a grace period: DYING channel @c closes */
+static void vecnet_chan_close(struct vecnet_dev *vn, struct vecnet_chan *c)
+{
+	struct vecnet_queue *q = c->q;
+
+	if (c->irq > 0)
+		um_free_irq(c->irq, c);
+	/* datagrams queued before it was ours may hold descriptors */
+	vecnet_chan_close_sock(vn, c->fd);
+	spin_lock_bh(&q->tx.lock);
+	c->irq = 0;
+	c->fd = -1;
+	WRITE_ONCE(c->state, VECNET_CHAN_FREE);
+	vecnet_qcount_tx(q, chan_closed);
+	spin_unlock_bh(&q->tx.lock);
 }
 
 /* Process context: interrupts for new channels, closing dead ones */
@@ -398,57 +528,31 @@ static void vecnet_chan_work(struct work_struct *work)
 {
 	struct vecnet_dev *vn = container_of(work, struct vecnet_dev,
 					     chan.work);
-	unsigned long dying = 0;
-	unsigned int i;
+	unsigned long dying[VECNET_QUEUES_MAX] = { 0 };
+	bool any = false;
+	unsigned int k, i;
 
-	for (i = 0; i < VECNET_CHAN_MAX; i++) {
-		struct vecnet_chan *c = &vn->chan.ch[i];
-		int irq;
-
-		if (READ_ONCE(c->state) != VECNET_CHAN_PENDING)
-			continue;
-		irq = um_request_irq(UM_IRQ_ALLOC, c->fd, IRQ_READ,
-				     vecnet_chan_interrupt, 0, vn->dev->name, c);
-		spin_lock_bh(&vn->q[0].tx.lock);
-		if (irq > 0)
-			c->irq = irq;
-		if (irq > 0 && c->state == VECNET_CHAN_PENDING) {
-			/* NAPI reads fd once it sees ACTIVE */
-			smp_store_release(&c->state, VECNET_CHAN_ACTIVE);
-			vn->chan.n++;
-			vecnet_count_tx(vn, chan_opened);
-			vecnet_chan_say_frame(vn, c);
-			netdev_dbg(vn->dev, "shortcut channel to %pM\n", c->mac);
-		} else if (c->state == VECNET_CHAN_PENDING) {
-			/* no interrupt left: the switch keeps the pair */
-			vecnet_count_tx(vn, chan_refused);
-			vecnet_chan_drop(vn, i, true);
+	for (k = 0; k < VECNET_QUEUES_MAX; k++)
+		for (i = 0; i < VECNET_CHAN_MAX; i++)
+			if (READ_ONCE(vn->chan.ch[k][i].state) ==
+			    VECNET_CHAN_PENDING)
+				vecnet_chan_open(vn, &vn->chan.ch[k][i], i);
+	for (k = 0; k < VECNET_QUEUES_MAX; k++) {
+		for (i = 0; i < VECNET_CHAN_MAX; i++) {
+			if (READ_ONCE(vn->chan.ch[k][i].state) ==
+			    VECNET_CHAN_DYING) {
+				__set_bit(i, &dying[k]);
+				any = true;
+			}
 		}
-		spin_unlock_bh(&vn->q[0].tx.lock);
-		/* frames that came before the interrupt raise no edge */
-		vecnet_rx_wake(&vn->q[0], VECNET_RX_CHAN(i));
 	}
-	for (i = 0; i < VECNET_CHAN_MAX; i++)
-		if (READ_ONCE(vn->chan.ch[i].state) == VECNET_CHAN_DYING)
-			__set_bit(i, &dying);
-	if (!dying)
+	if (!any)
 		return;
 	/* NAPI may be reading them still: it reads under RCU */
 	synchronize_net();
-	for_each_set_bit(i, &dying, VECNET_CHAN_MAX) {
-		struct vecnet_chan *c = &vn->chan.ch[i];
-
-		if (c->irq > 0)
-			um_free_irq(c->irq, c);
-		/* datagrams queued before it was ours may hold descriptors */
-		vecnet_chan_close_sock(vn, c->fd);
-		spin_lock_bh(&vn->q[0].tx.lock);
-		c->irq = 0;
-		c->fd = -1;
-		WRITE_ONCE(c->state, VECNET_CHAN_FREE);
-		vecnet_count_tx(vn, chan_closed);
-		spin_unlock_bh(&vn->q[0].tx.lock);
-	}
+	for (k = 0; k < VECNET_QUEUES_MAX; k++)
+		for_each_set_bit(i, &dying[k], VECNET_CHAN_MAX)
+			vecnet_chan_close(vn, &vn->chan.ch[k][i]);
 }
 
 /* The device goes down, NAPI and transmit are off: close every channel */
@@ -465,11 +569,14 @@ void vecnet_chan_close_all(struct vecnet_dev *vn)
 
 void vecnet_chan_init(struct vecnet_dev *vn)
 {
-	unsigned int i;
+	unsigned int k, i;
 
 	INIT_WORK(&vn->chan.work, vecnet_chan_work);
-	for (i = 0; i < VECNET_CHAN_MAX; i++) {
-		vn->chan.ch[i].vn = vn;
-		vn->chan.ch[i].fd = -1;
+	for (k = 0; k < VECNET_QUEUES_MAX; k++) {
+		for (i = 0; i < VECNET_CHAN_MAX; i++) {
+			vn->chan.ch[k][i].vn = vn;
+			vn->chan.ch[k][i].q = &vn->q[k];
+			vn->chan.ch[k][i].fd = -1;
+		}
 	}
 }

@@ -148,7 +148,11 @@ static void vecnet_get_ethtool_stats(struct net_device *dev,
 		bool batch = vecnet_xstat_is_batch(off);
 
 		data[i] = 0;
-		for (k = 0; k < nq; k++) {
+		/*
+		 * every queue's, in use or not: what a queue counted before
+		 * ethtool -L took it away (its channels, its joins) stays
+		 */
+		for (k = 0; k < VECNET_QUEUES_MAX; k++) {
 			for (c = 0; c < VECNET_XS_NR; c++) {
 				u64 v = vecnet_xstat_read(&vn->q[k].xstats[c],
 							  off);

@@ -249,8 +249,11 @@ void vecnet_close_fd(struct vecnet_dev *vn)
 	else if (vn->host.fd >= 0)
 		vecnet_user_close(vn->host.fd);
 	vn->host.fd = -1;
+	/* ...and in a further queue's, with a channel per queue */
 	for (i = 1; i < VECNET_QUEUES_MAX; i++) {
-		if (vn->q[i].fd >= 0)
+		if (vn->q[i].fd >= 0 && vn->chan.want)
+			vecnet_chan_close_sock(vn, vn->q[i].fd);
+		else if (vn->q[i].fd >= 0)
 			vecnet_user_close(vn->q[i].fd);
 		vn->q[i].fd = -1;
 	}

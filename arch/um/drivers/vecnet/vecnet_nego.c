@@ -19,7 +19,10 @@
  * switch offers them (until then the host refuses anyone a descriptor
  * to the device), CHAN hands one over (the other guest's MAC in bytes
  * 6-11, the descriptor alongside), UNCHAN withdraws it.  Starting over
- * closes them all.
+ * closes them all.  A device with several queues also says F_CHANQ: it
+ * takes a channel per queue, each CHAN on the socket of the queue that
+ * is to own it; a MODE with F_CHANQ says the switch offers them, and
+ * only then do the further sockets take descriptors.
  *
  * A device with several queues (queues=N) has a socket per queue.  Its
  * HELLO says F_MQ; a switch that takes further queues answers QUEUES
@@ -96,8 +99,15 @@ static void vecnet_nego_send_mode(struct vecnet_dev *vn)
 /* What a HELLO asks for */
 static u16 vecnet_nego_hello_flags(const struct vecnet_dev *vn)
 {
-	return VECNET_MSG_F_VNET | (vn->chan.want ? VECNET_MSG_F_CHAN : 0) |
-	       (vn->nq > 1 ? VECNET_MSG_F_MQ : 0);
+	u16 f = VECNET_MSG_F_VNET;
+
+	if (vn->chan.want)
+		f |= VECNET_MSG_F_CHAN;
+	if (vn->nq > 1)
+		f |= VECNET_MSG_F_MQ;
+	if (vn->chan.want && vn->nq > 1)
+		f |= VECNET_MSG_F_CHANQ;
+	return f;
 }
 
 /* Every further queue that is not part of the port yet asks to be */
@@ -130,18 +140,28 @@ static void vecnet_nego_queues(struct vecnet_dev *vn,
 
 /*
  * From a further queue's NAPI: is the @len bytes at @m the switch's
- * answer to that queue's JOIN?  Then the queue takes frames.
+ * answer to that queue's JOIN (then the queue takes frames), or a CHAN
+ * for a channel of this queue, which takes the descriptor at *@fd (@fd
+ * not NULL) as vecnet_nego_rx() does?
  */
-bool vecnet_nego_join_ack(struct vecnet_queue *q, const u8 *m,
-			  unsigned int len)
+bool vecnet_nego_mq_rx(struct vecnet_queue *q, const u8 *m, unsigned int len,
+		       int *fd)
 {
 	const struct vecnet_msg *msg = (const void *)m;
 	struct vecnet_dev *vn = q->vn;
 
 	if (len != sizeof(*msg) ||
 	    memcmp(msg->magic, VECNET_MSG_MAGIC, VECNET_MSG_MAGIC_LEN) ||
-	    msg->version != VECNET_MSG_VERSION || msg->type != VECNET_MSG_JOIN)
+	    msg->version != VECNET_MSG_VERSION ||
+	    (msg->type != VECNET_MSG_JOIN && msg->type != VECNET_MSG_CHAN))
 		return false;
+	if (msg->type == VECNET_MSG_CHAN) {
+		/* refused there unless the switch said F_CHANQ */
+		vecnet_chan_offer(q, msg->mac, fd ? *fd : -1);
+		if (fd)
+			*fd = -1;
+		return true;
+	}
 	spin_lock(&vn->q[0].tx.lock);
 	if (vn->mq.cookie_ok &&
 	    !memcmp(msg->cookie, vn->mq.cookie, VECNET_MSG_COOKIE_LEN) &&
@@ -165,7 +185,8 @@ static void vecnet_nego_plain_again(struct vecnet_dev *vn)
 	WRITE_ONCE(vn->nego.tx_frame, VECNET_GSO_FRAME);
 	vn->nego.agreed = false;
 	if (vn->chan.want) {
-		vecnet_chan_allow_fds(vn, false);
+		vn->chan.per_queue = false;
+		vecnet_chan_allow_fds(vn, false, false);
 		vecnet_chan_kill_all(vn);
 	}
 	vecnet_mq_unjoin_all(vn);
@@ -228,7 +249,7 @@ bool vecnet_nego_rx(struct vecnet_dev *vn, const u8 *m, unsigned int len,
 	switch (msg->type) {
 	case VECNET_MSG_CHAN:
 		/* vecnet_chan_offer() keeps the descriptor or drops it */
-		vecnet_chan_offer(vn, msg->mac, fd ? *fd : -1);
+		vecnet_chan_offer(&vn->q[0], msg->mac, fd ? *fd : -1);
 		if (fd)
 			*fd = -1;
 		return true;
@@ -250,9 +271,12 @@ bool vecnet_nego_rx(struct vecnet_dev *vn, const u8 *m, unsigned int len,
 	} else {
 		vecnet_nego_peer_frame(vn, be32_to_cpu(msg->mode.max_frame));
 		WRITE_ONCE(vn->nego.rx_vnet, !!(flags & VECNET_MSG_F_VNET));
-		if (vn->chan.want)
-			vecnet_chan_allow_fds(vn, vn->nego.rx_vnet &&
-					      (flags & VECNET_MSG_F_CHAN));
+		if (vn->chan.want) {
+			bool chan = vn->nego.rx_vnet && (flags & VECNET_MSG_F_CHAN);
+
+			vn->chan.per_queue = chan && (flags & VECNET_MSG_F_CHANQ);
+			vecnet_chan_allow_fds(vn, chan, vn->chan.per_queue);
+		}
 		if (vn->nego.rx_vnet && !vn->nego.tx_vnet)
 			vecnet_nego_send_mode(vn);
 		if (vn->nego.rx_vnet)

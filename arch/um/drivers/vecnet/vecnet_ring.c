@@ -313,7 +313,7 @@ void vecnet_tx_drop_queued(struct vecnet_dev *vn)
 }
 
 /*
- * Called with queue 0's tx.lock held: shortcut channel @chan closes, and
+ * Called with @q's tx.lock held: shortcut channel @chan of @q closes, and
  * what waits for it goes to the switch instead, which forwards it
  */
 void vecnet_tx_unsteer(struct vecnet_queue *q, unsigned int chan)
@@ -440,8 +440,12 @@ static int vecnet_ring_alloc(struct vecnet_queue *q)
 		if (!rx->names)
 			return -ENOMEM;
 	}
-	/* channels, and the descriptors that bring them, are queue 0's */
-	if (vn->chan.want && !q->index) {
+	/*
+	 * every queue may own channels, and take the descriptors that
+	 * bring them (or have them forced on it by a host that cannot
+	 * refuse them)
+	 */
+	if (vn->chan.want) {
 		rx->cmsgs = kvcalloc(d, VECNET_CMSG_LEN, GFP_KERNEL);
 		tx->chan = kmalloc(t, GFP_KERNEL);
 		if (!rx->cmsgs || !tx->chan)

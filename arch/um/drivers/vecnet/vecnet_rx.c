@@ -151,16 +151,17 @@ static int vecnet_rx_nego(struct vecnet_queue *q, unsigned int i,
 
 /*
  * A further queue of a negotiating link carries a header on every frame;
- * its only other datagram is the switch's answer to its JOIN.  Returns
+ * its only other datagrams are the switch's answer to its JOIN and the
+ * CHANs of its channels, which may take the descriptor at @fd.  Returns
  * the header's length, or -1 when the datagram was taken.
  */
 static int vecnet_rx_mq(struct vecnet_queue *q, unsigned int i,
-			unsigned int len, struct virtio_net_hdr *vh)
+			unsigned int len, struct virtio_net_hdr *vh, int *fd)
 {
 	const u8 *data = q->rx.skbs[i]->data;
 
 	if (unlikely(len < sizeof(*vh) + ETH_HLEN)) {
-		if (vecnet_nego_join_ack(q, data, len)) {
+		if (vecnet_nego_mq_rx(q, data, len, fd)) {
 			vecnet_rx_slot(q, i);
 		} else {
 			DEV_STATS_INC(q->vn->dev, rx_length_errors);
@@ -205,7 +206,7 @@ static int vecnet_rx_inline_hdr(struct vecnet_queue *q,
 	if (c)
 		return vecnet_rx_chan(q, c, i, len, vh);
 	if (q->index)
-		return vecnet_rx_mq(q, i, len, vh);
+		return vecnet_rx_mq(q, i, len, vh, fd);
 	return vecnet_rx_nego(q, i, len, vh, fd);
 }
 
@@ -294,17 +295,17 @@ static unsigned int vecnet_rx_one(struct vecnet_queue *q,
 	unsigned int dropped = 0, more;
 	int fd;
 
-	/* only queue 0 has room for them: the switch hands channels there */
-	if (q->index || likely(!q->rx.msgs[i].msg_hdr.msg_controllen))
+	/* only a device that takes channels has room for them */
+	if (likely(!q->rx.msgs[i].msg_hdr.msg_controllen))
 		return vecnet_rx_frame(q, c, i, NULL);
 	fd = vecnet_user_msg_fd(&q->rx.msgs[i], &dropped);
 	if (unlikely(dropped))
 		vecnet_xstats_add_n(q, VECNET_XS_NAPI,
 				    vecnet_xs_off(rx_fds_dropped), dropped);
-	/* a CHAN message from the switch takes it (vecnet_nego_rx) */
+	/* a CHAN from the switch takes it (vecnet_nego_rx, vecnet_nego_mq_rx) */
 	more = vecnet_rx_frame(q, c, i, &fd);
 	if (unlikely(fd >= 0))
-		vecnet_chan_drop_fd(q->vn, fd);
+		vecnet_chan_drop_fd(q, fd);
 	return more;
 }
 
@@ -382,7 +383,7 @@ static int vecnet_rx_source(struct vecnet_queue *q, unsigned int s,
 	if (!s) {
 		done = vecnet_rx_fd(q, vecnet_q_fd(q), NULL, budget);
 	} else {
-		c = &q->vn->chan.ch[s - 1];
+		c = &q->vn->chan.ch[q->index][s - 1];
 		/* pairs with the release in vecnet_chan_work(): fd is set */
 		if (smp_load_acquire(&c->state) != VECNET_CHAN_ACTIVE)
 			return 0;
@@ -409,8 +410,8 @@ int vecnet_rx(struct vecnet_queue *q, int budget)
 	int done = 0, share;
 	bool left;
 
-	/* the channels are queue 0's */
-	if (vn->chan.want && !q->index)
+	/* and the channels this queue owns */
+	if (vn->chan.want)
 		n += VECNET_CHAN_MAX;
 	todo &= GENMASK(n - 1, 0);
 	if (!todo || budget <= 0) {

@@ -6,8 +6,8 @@
  * ring stops the stack's queue, and "later" from the host leaves the
  * frames where they are until the write interrupt or the retry timer
  * brings NAPI back (vecnet_tx_poll): nothing is dropped for lack of
- * room.  On queue 0 a frame may go to a shortcut channel instead of the
- * switch.  Which queues take frames (vn->mq.live), and what a lost peer
+ * room.  A frame may go to a shortcut channel of its queue instead of
+ * the switch.  Which queues take frames (vn->mq.live), and what a lost peer
  * costs the rings, are here too.
  */
 
@@ -139,7 +139,7 @@ static int vecnet_send_batch(struct vecnet_queue *q, u8 chan,
 		return vecnet_user_writev_batch(vecnet_tx_fd(q),
 						&q->tx.msgs[first], n);
 	if (chan != VECNET_CHAN_NONE)
-		return vecnet_user_sendmmsg(vn->chan.ch[chan].fd,
+		return vecnet_user_sendmmsg(vn->chan.ch[q->index][chan].fd,
 					    &q->tx.msgs[first], n);
 	return vecnet_user_sendmmsg(vecnet_q_fd(q), &q->tx.msgs[first], n);
 }
@@ -226,7 +226,7 @@ static void vecnet_tx_flush(struct vecnet_queue *q)
 					    &xs->tx_queue_running_average,
 					    ret);
 			if (chan != VECNET_CHAN_NONE) {
-				vecnet_chan_sent(vn, chan);
+				vecnet_chan_sent(q, chan);
 				vecnet_xstats_add_n(q, VECNET_XS_TX,
 						    vecnet_xs_off(tx_chan_frames),
 						    ret);
@@ -244,7 +244,7 @@ static void vecnet_tx_flush(struct vecnet_queue *q)
 		}
 		/* the channel's frames go to the switch instead */
 		if (chan != VECNET_CHAN_NONE &&
-		    vecnet_chan_send_failed(vn, chan, ret))
+		    vecnet_chan_send_failed(q, chan, ret))
 			continue;
 		if ((ret == -ENOBUFS || ret == -EMSGSIZE) &&
 		    vecnet_tx_big_refused(q, ret))
@@ -441,8 +441,8 @@ void vecnet_xmit(struct sk_buff *skb, struct net_device *dev)
 	tx->skbs[slot] = skb;
 	vecnet_tx_slot(q, slot, skb, hdr);
 	if (tx->chan)
-		tx->chan[slot] = vn->chan.n && hdr ? vecnet_chan_pick(vn, skb) :
-						    VECNET_CHAN_NONE;
+		tx->chan[slot] = vn->chan.n[q->index] && hdr ?
+				 vecnet_chan_pick(q, skb) : VECNET_CHAN_NONE;
 	tx->count++;
 	skb_tx_timestamp(skb);
 
@@ -507,18 +507,18 @@ static struct sk_buff *vecnet_tx_cut(struct sk_buff *skb, unsigned int limit)
  * From ndo_start_xmit: a super-frame beyond 64 KiB (BIG TCP, gso_max=).
  * One for a destination that takes no frame that long (the switch, a
  * peer or a channel's guest that said less, a peer whose host refused
- * one) is cut
- * into super-frames that fit, each queued as a frame of its own; the
- * ring keeps room for them all (tx_reserve).
+ * one) is cut into super-frames that fit, each queued as a frame of its
+ * own; the ring keeps room for them all (tx_reserve).
  */
 netdev_tx_t vecnet_xmit_big(struct sk_buff *skb, struct net_device *dev)
 {
 	struct vecnet_dev *vn = netdev_priv(dev);
-	u32 limit = 0;
+	u16 qi = skb_get_queue_mapping(skb);
 	struct sk_buff *segs, *next;
+	u32 limit;
 
-	if (READ_ONCE(vn->chan.n))
-		limit = vecnet_chan_dest(vn, skb);
+	/* the channel of the queue it takes (vecnet_select_queue), if any */
+	limit = vecnet_chan_dest(vn, qi < vn->nq ? qi : 0, skb);
 	if (!limit)
 		limit = READ_ONCE(vn->nego.tx_frame);
 	if (skb->len <= limit) {
@@ -567,22 +567,12 @@ void vecnet_tx_big_setup(struct vecnet_dev *vn)
 	netif_set_tso_max_size(vn->dev, big);
 }
 
-/*
- * Which queue a frame goes out on.  A frame for a shortcut channel takes
- * queue 0, which holds the channels; the others go by flow (XPS where it
- * is set, else the skb hash) over the queues that take frames now.
- */
-u16 vecnet_select_queue(struct net_device *dev, struct sk_buff *skb,
-			struct net_device *sb_dev)
+/* By flow (XPS where it is set, else the skb hash) over the live queues */
+static u16 vecnet_flow_queue(struct net_device *dev, struct sk_buff *skb,
+			     struct net_device *sb_dev, unsigned long live)
 {
-	struct vecnet_dev *vn = netdev_priv(dev);
-	unsigned long live = READ_ONCE(vn->mq.live);
 	unsigned int n, k, i;
 
-	if (dev->real_num_tx_queues == 1 || live == BIT(0))
-		return 0;
-	if (READ_ONCE(vn->chan.n) && vecnet_chan_dest(vn, skb))
-		return 0;
 	if (live == GENMASK(dev->real_num_tx_queues - 1, 0))
 		return netdev_pick_tx(dev, skb, sb_dev);
 	n = hweight_long(live);
@@ -591,4 +581,25 @@ u16 vecnet_select_queue(struct net_device *dev, struct sk_buff *skb,
 		if (!k--)
 			return i;
 	return 0;
+}
+
+/*
+ * Which queue a frame goes out on: by flow over the queues that take
+ * frames now.  A frame for a shortcut channel stays there when that
+ * queue has a channel to its destination (a channel per queue), and
+ * else takes queue 0, when only queue 0 has one.
+ */
+u16 vecnet_select_queue(struct net_device *dev, struct sk_buff *skb,
+			struct net_device *sb_dev)
+{
+	struct vecnet_dev *vn = netdev_priv(dev);
+	unsigned long live = READ_ONCE(vn->mq.live);
+	u16 k;
+
+	if (dev->real_num_tx_queues == 1 || live == BIT(0))
+		return 0;
+	k = vecnet_flow_queue(dev, skb, sb_dev, live);
+	if (k && !vecnet_chan_dest(vn, k, skb) && vecnet_chan_dest(vn, 0, skb))
+		return 0;
+	return k;
 }

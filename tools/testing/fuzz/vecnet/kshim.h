@@ -33,6 +33,8 @@ typedef int32_t s32;
 typedef u64 netdev_features_t;
 typedef struct { u64 v; } u64_stats_t;
 typedef struct { int unused; } spinlock_t;
+typedef struct { long v; } atomic_long_t;
+typedef int netdev_tx_t;
 
 struct u64_stats_sync { int unused; };
 struct list_head { struct list_head *next, *prev; };
@@ -42,6 +44,17 @@ struct delayed_work { int unused; };
 struct work_struct { int unused; };
 struct net_device;
 struct sk_buff;
+
+/* vecnet.h's inline wake-up, never called by the parsers */
+static inline void atomic_long_or(long v, atomic_long_t *a)
+{
+	a->v |= v;
+}
+
+static inline void napi_schedule(struct napi_struct *n)
+{
+	(void)n;
+}
 
 /* the newest series the driver builds for: vecnet_compat.h adds nothing */
 #define KERNEL_VERSION(a, b, c)	(((a) << 16) + ((b) << 8) + (c))

@@ -18,7 +18,13 @@
 # unixdgram: two guests with two queues each on a vecswitch, TCP with
 # many flows both ways.  Each receiving guest sees frames on both of
 # its queues, the switch shows each guest as one port with two queues
-# and one forwarding entry per guest.  adaptive-tx holds a stream of
+# and one forwarding entry per guest.  That with shortcut=0 (every frame
+# through the switch), and on the default path, where two more such
+# guests get a shortcut channel per queue: each opens one on each queue,
+# the switch lists one channel of two queues, and each receive queue
+# carries more than 10% of a 16-flow TCP load each way.  When one of
+# them goes down to one queue, every channel closes, the next is queue
+# 0's alone, and the other steers its frames into it.  adaptive-tx holds a stream of
 # small frames for the coalescing timer, and nothing without it.  Then
 # the channels change while frames wait in the rings: each is sent or
 # counted as dropped.
@@ -35,6 +41,10 @@ if ! grep -qx CONFIG_SMP=y "$cfg" 2>/dev/null; then
 	echo "SKIP: $VMLINUX was built without SMP (the 6.12 kernel has none)"
 	exit "$ksft_skip"
 fi
+
+# xstat_ge GUEST COUNTER N: the counter reached N (for wait_for)
+# shellcheck disable=SC2317  # run by wait_for
+xstat_ge() { [ "$(guest_xstat "$1" "$2")" -ge "$3" ]; }
 
 # stat_of NAME COUNTER: one counter of ethtool -S vec0 in guest NAME
 stat_of() {
@@ -236,21 +246,23 @@ reach t 198.18.10.1
 check_err $? "no path after the threaded changes"
 
 # --- unixdgram through vecswitch -----------------------------------------
-# shortcut=0: frames between the two go through the switch, which spreads
-# them over the receiver's sockets (a channel is queue 0's alone)
+# shortcut=0 (a, b): frames between the two go through the switch, which
+# spreads them over the receiver's sockets; default (c, d): a channel
+# per queue
 sock=$TEST_TMP/switch.sock
 switch_at "$ns" "$sock" "$TEST_TMP/ctl"
 check_err $? "the switch did not start"
-declare -A ip=([a]=198.18.12.1 [b]=198.18.12.2)
-for g in a b; do
+declare -A ip=([a]=198.18.12.1 [b]=198.18.12.2 [c]=198.18.12.3 [d]=198.18.12.4)
+declare -A shortcut=([a]=",shortcut=0" [b]=",shortcut=0" [c]="" [d]="")
+for g in a b c d; do
 	agent "$ns" mq "$g" --cpus 2 -m 384M \
-		-a "vec0:transport=unixdgram,path=$sock,local=$TEST_TMP/$g.sock,queues=2,shortcut=0"
+		-a "vec0:transport=unixdgram,path=$sock,local=$TEST_TMP/$g.sock,queues=2${shortcut[$g]}"
 done
-agents_ready "multiqueue" a b
-guests_up "multiqueue" a b
+agents_ready "multiqueue" a b c d
+guests_up "multiqueue" a b c d
 reach_guest a b
 reach_guest b a
-for g in a b; do
+for g in a b c d; do
 	wait_for 10 sh -c "[ \"\$($VECNET_SRC/scripts/uml-exec $TEST_TMP/$g -- ethtool -S vec0 |
 		awk '\$1 == \"mq_joined:\" { print \$2 }')\" = 1 ]"
 	check_err $? "guest $g's second queue never joined its port"
@@ -268,6 +280,79 @@ for g in a b; do
 	queues_used "$g" tx
 	queues_add_up "$g"
 done
+
+# rx_shares NAME: each receive queue of guest NAME took more than 10% of
+# the frames it received since its last snapshot (\$TEST_TMP/NAME.stats)
+rx_shares() {
+	local g=$1 k v total=0
+	declare -A was now
+
+	for k in 0 1; do
+		was[$k]=$(stat_of "$g" "rx_queue_${k}_packets")
+	done
+	exec_in "$g" ethtool -S vec0 >"$TEST_TMP/$g.stats"
+	for k in 0 1; do
+		now[$k]=$(( $(stat_of "$g" "rx_queue_${k}_packets") - ${was[$k]:-0} ))
+		total=$(( total + now[$k] ))
+	done
+	for k in 0 1; do
+		v=${now[$k]}
+		echo "# $g: rx queue $k took $v of $total frames"
+		[ "$total" -gt 0 ] && [ $(( v * 10 )) -gt "$total" ]
+		check_err $? "$g's receive queue $k took $v of $total frames (10% at least wanted)"
+	done
+}
+
+# The default path: once the two talk, each has a channel on each queue
+exec_in c ping -c 20 -i 0.05 -q "${ip[d]}" >/dev/null
+for g in c d; do
+	wait_for 10 sh -c "[ \"\$($VECNET_SRC/scripts/uml-exec $TEST_TMP/$g -- ethtool -S vec0 |
+		awk '\$1 == \"chan_opened:\" { print \$2 }')\" = 2 ]"
+	check_err $? "guest $g did not open a channel on each of its 2 queues: $(guest_xstat "$g" chan_opened) opened"
+	exec_in "$g" ethtool -S vec0 >"$TEST_TMP/$g.stats"
+done
+ctl channels --json >"$TEST_TMP/channels.json"
+python3 -c 'import json, sys
+ch = json.load(open(sys.argv[1]))["channels"]
+assert len(ch) == 1 and ch[0]["queues"] == 2, ch' "$TEST_TMP/channels.json"
+check_err $? "the switch does not list one channel of 2 queues: $(cat "$TEST_TMP/channels.json")"
+exec_in d sh -c 'iperf3 -s -D -p 5201 --logfile /dev/null'
+exec_in c iperf3 -c "${ip[d]}" -P 16 -t 3 >/dev/null
+check_err $? "TCP c->d, 16 flows, on channels failed"
+rx_shares d
+exec_in c iperf3 -c "${ip[d]}" -P 16 -t 3 -R >/dev/null
+check_err $? "TCP d->c, 16 flows, on channels failed"
+rx_shares c
+for g in c d; do
+	v=$(guest_xstat "$g" tx_chan_frames)
+	[ "${v:-0}" -gt 1000 ]
+	check_err $? "guest $g sent ${v:-no} frames on its channels"
+done
+
+# c goes down to one queue with its channels open: all of them close on
+# both guests, and the next channel is queue 0's alone, into which d,
+# with two queues, steers every frame for c
+exec_in c ethtool -L vec0 combined 1
+check_err $? "c could not go down to one queue with its channels open"
+for g in c d; do
+	wait_for 10 xstat_ge "$g" chan_closed 2
+	check_err $? "guest $g closed $(guest_xstat "$g" chan_closed) of its 2 channels"
+done
+exec_in c ping -c 40 -i 0.05 -q "${ip[d]}" >/dev/null
+for g in c d; do
+	wait_for 15 xstat_ge "$g" chan_opened 3
+	check_err $? "guest $g has no new channel: $(guest_xstat "$g" chan_opened) opened"
+	exec_in "$g" ethtool -S vec0 >"$TEST_TMP/$g.stats"
+done
+exec_in c iperf3 -c "${ip[d]}" -P 16 -t 2 -R >/dev/null
+check_err $? "TCP d->c, 16 flows, with one queue on c failed"
+was0=$(stat_of d tx_queue_0_packets) was1=$(stat_of d tx_queue_1_packets)
+exec_in d ethtool -S vec0 >"$TEST_TMP/d.stats"
+q0=$(( $(stat_of d tx_queue_0_packets) - was0 ))
+q1=$(( $(stat_of d tx_queue_1_packets) - was1 ))
+echo "# d with a channel on queue 0 only: sent $q0 frames on queue 0, $q1 on queue 1"
+[ "$q0" -gt 1000 ] && [ $(( q1 * 20 )) -lt "$q0" ]
+check_err $? "d sent $q0 frames on queue 0 and $q1 on queue 1, which has no channel"
 
 # adaptive-tx: a stream of small frames is held for the coalescing timer
 # and leaves in batches; without it no frame waits for the timer.  A

@@ -13,7 +13,10 @@ answers FLUSH), CHAN messages without a descriptor, for a bad address
 or with something else than a datagram socket are refused, a real
 channel carries the guest's frames for its address and only frames from
 that address into the guest, and UNCHAN closes it.  The peer's
-DATA_VALID flag is not taken for a checked checksum.  The guest is driven
+DATA_VALID flag is not taken for a checked checksum.  A guest with a
+second queue (its HELLO says F_MQ) has that queue join, and its socket
+refuses descriptors and CHANs until a MODE says F_CHANQ, then takes a
+channel of its own, which UNCHAN on the main socket closes too.  The guest is driven
 through uml-exec.  Prints "# ..." lines; exits 1 naming each failure.
 """
 
@@ -27,9 +30,9 @@ import time
 import fuse_stuck
 
 MAGIC = b"VECN"
-HELLO, MODE, CHAN, UNCHAN = 1, 2, 3, 4
+HELLO, MODE, CHAN, UNCHAN, QUEUES, JOIN = 1, 2, 3, 4, 5, 6
 VNET_HDR = bytes(10)
-F_VNET, F_CHAN = 1, 2
+F_VNET, F_CHAN, F_MQ, F_CHANQ = 1, 2, 4, 8
 BCAST = b"\xff" * 6
 PEER_MAC = bytes.fromhex("027665c0ffee")
 OTHER_MAC = bytes.fromhex("027665c0beef")
@@ -166,6 +169,9 @@ while time.time() < deadline and addr is None:
         flags = struct.unpack(">H", data[6:8])[0]
         if not flags & 2:
             fail(f"the guest's HELLO has flags {flags:#x}, without F_CHAN")
+        if flags & F_MQ and not flags & F_CHANQ:
+            fail(f"the guest's HELLO has flags {flags:#x}, without F_CHANQ")
+        hello_flags = flags
         addr = src
         for level, kind, d in anc:
             if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS:
@@ -338,6 +344,60 @@ guest("ping", "-c", "2", "-i", "0.2", "-W", "1", peer_ip)
 if recv_until(sw, lambda d: len(d) >= 24 and d[10:16] == PEER_MAC, 5) is None:
     fail("after UNCHAN, frames for the address did not come to the switch")
 print(f"# after UNCHAN the guest sends for {PEER_MAC.hex(':')} to the switch")
+
+
+def queue_one():
+    """The guest's second queue joins; its address, or None."""
+    cookie = os.urandom(6)
+    sw.sendto(msg(QUEUES, cookie), addr)
+    end = time.time() + 10
+    while time.time() < end:
+        try:
+            data, src = sw.recvfrom(70000)
+        except socket.timeout:
+            continue
+        if src != addr and data == msg(JOIN, cookie):
+            sw.sendto(data, src)
+            return src
+    return None
+
+
+def mode(flags):
+    sw.sendto(msg(MODE, struct.pack(">HI", flags, 65554)), addr)
+
+
+# A second queue: no descriptor and no CHAN on it without F_CHANQ
+if hello_flags & F_MQ:
+    q1 = queue_one()
+    if q1 is None or wait_stat("mq_joined", 1) < 1:
+        fail("the guest's second queue did not join")
+    else:
+        if passrights and not refused_fd(sw, frame(OTHER_MAC, BCAST), q1):
+            fail("the second queue took a descriptor without F_CHANQ")
+        refused0 = xstats().get("chan_refused", 0)
+        a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+        sw.sendto(msg(CHAN, PEER_MAC), q1)
+        if not passrights:
+            sw.sendmsg([msg(CHAN, PEER_MAC)], with_fd(b.fileno()), 0, q1)
+        want = refused0 + (1 if passrights else 2)
+        if wait_stat("chan_refused", want) < want:
+            fail("the second queue took a CHAN without F_CHANQ")
+        # F_CHANQ: a channel of queue 1's own, closed by UNCHAN on queue 0
+        opened0 = xstats().get("chan_opened", 0)
+        closed0 = xstats().get("chan_closed", 0)
+        mode(F_VNET | F_CHAN | F_CHANQ)
+        # the guest answers nothing (its frames carry headers already)
+        time.sleep(0.5)
+        sw.sendmsg([msg(CHAN, PEER_MAC)], with_fd(b.fileno()), 0, q1)
+        b.close()
+        if wait_stat("chan_opened", opened0 + 1) < opened0 + 1:
+            fail("the second queue did not open a channel with F_CHANQ")
+        print(f"# queue 1: a CHAN refused without F_CHANQ, "
+              f"{xstats().get('chan_opened', 0) - opened0} opened with it")
+        sw.sendto(msg(UNCHAN, PEER_MAC), addr)
+        if wait_stat("chan_closed", closed0 + 1) < closed0 + 1:
+            fail("UNCHAN on queue 0 did not close queue 1's channel")
+        a.close()
 if stuck:
     stuck.close()
 sys.exit(1 if failures else 0)

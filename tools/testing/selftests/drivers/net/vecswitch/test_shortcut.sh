@@ -12,7 +12,9 @@
 # chan_peer.py, a hostile stand-in for the switch, checks that a guest
 # refuses bad offers, closes descriptors forced on it, takes only the
 # pinned address's frames from a channel, and closes the channel on
-# UNCHAN.
+# UNCHAN; with two queues (an SMP kernel), the second refuses
+# descriptors and channels until it is offered a channel per queue, then
+# takes one.
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd iperf3 python3
@@ -125,7 +127,12 @@ check_err $? "vecswitch did not exit cleanly"
 check_err $? "sanitizer report: $(grep -m3 "runtime error\|AddressSanitizer" "$TEST_TMP/switch.log")"
 
 # A hostile switch
-agent "$ns" vsw e -a vec0:"transport=unixdgram,path=$TEST_TMP/fake.sock,local=$TEST_TMP/e.sock,mac=${mac[e]}"
+e_cpus=() e_mq=""
+if grep -qx CONFIG_SMP=y "$(dirname "$(readlink -f "$VMLINUX")")/.config" 2>/dev/null; then
+	e_cpus=(--cpus 2) e_mq=",queues=2"
+fi
+agent "$ns" vsw e "${e_cpus[@]}" \
+	-a vec0:"transport=unixdgram,path=$TEST_TMP/fake.sock,local=$TEST_TMP/e.sock,mac=${mac[e]}$e_mq"
 python3 "$here/chan_peer.py" "$TEST_TMP/fake.sock" "$VECNET_SRC/scripts/uml-exec" \
 	"$TEST_TMP/e" "${mac[e]}" "${ip[e]}" >"$TEST_TMP/peer.log" 2>&1 &
 peer=$!

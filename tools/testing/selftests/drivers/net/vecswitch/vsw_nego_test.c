@@ -323,7 +323,8 @@ TEST_F(vsw, chan_withdrawn)
 	EXPECT_NE(NULL, strstr(text, mac)) TH_LOG("%s", text);
 	line = strchr(text, '\n');
 	ASSERT_NE(NULL, line);
-	EXPECT_EQ(2, sscanf(line + 1, "%*u %*s %*u %*s %*u %u/%u", &q0, &q1));
+	EXPECT_EQ(2, sscanf(line + 1, "%*u %*s %*u %*s %*u %*u %u/%u",
+				&q0, &q1));
 	EXPECT_EQ(0u, q0);
 	EXPECT_LT(0u, q1);
 	for (i = 0, line = text; (line = strchr(line, '\n')); line++)
@@ -1094,6 +1095,178 @@ TEST_F(vsw, mq_queue_closed)
 	EXPECT_EQ(0x8300u, vsw_tag(self->buf));
 	EXPECT_EQ(1, fdb_lines(&self->s, G(0)->mac, (unsigned int *)&i));
 	vsw_guest_close(&q[0]);
+}
+
+/* ---- a shortcut channel per queue ---------------------------------------- */
+
+#define NEGO_F_CHANQ	0x0008
+
+/*
+ * Guest i says HELLO with @flags and queue sockets, reads the MODE (its
+ * flags in *@mode) and the QUEUES with its cookie, sends its MODE, and
+ * joins @nq further sockets q[0..nq-1] (named g<i>q<k>.sock); the
+ * cookie in @cookie
+ */
+static void chanq_guest(struct __test_metadata *_metadata,
+			FIXTURE_DATA(vsw) *self, int i, uint16_t flags,
+			int *mode, struct vsw_guest *q, int nq, uint8_t *cookie)
+{
+	uint8_t m[12];
+	int k;
+
+	ASSERT_EQ(0, vsw_send_raw(&self->s, G(i)->fd, m,
+				  nego_msg(m, NEGO_HELLO, flags | NEGO_F_MQ)));
+	*mode = recv_mode(G(i)->fd);
+	ASSERT_TRUE(got_msg(G(i)->fd, NEGO_QUEUES, cookie));
+	ASSERT_EQ(0, vsw_send_raw(&self->s, G(i)->fd, m,
+				  nego_msg(m, NEGO_MODE, NEGO_F_VNET)));
+	for (k = 0; k < nq; k++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "g%dq%d.sock", i, k + 1);
+		mq_open(_metadata, self, i, &q[k], name);
+		ASSERT_TRUE(mq_join(&self->s, q[k].fd, cookie));
+	}
+}
+
+/* The "queues" of the one channel `ctl channels json` lists, or -1 */
+static int chan_json_queues(const struct vsw *s)
+{
+	static char json[4096];
+	const char *at;
+
+	if (vsw_ctl(s, "channels json\n", json, sizeof(json)) <= 0)
+		return -1;
+	at = strstr(json, "\"queues\":");
+	if (!at || strstr(at + 1, "\"queues\":"))
+		return -1;
+	return atoi(at + strlen("\"queues\":"));
+}
+
+/* Both ends of a pair carry a datagram each way */
+static bool chan_pair_ok(int a, int b)
+{
+	char buf[8];
+
+	return send(a, "ab", 2, MSG_DONTWAIT | MSG_NOSIGNAL) == 2 &&
+	       recv(b, buf, sizeof(buf), MSG_DONTWAIT) == 2 &&
+	       send(b, "ba", 2, MSG_DONTWAIT | MSG_NOSIGNAL) == 2 &&
+	       recv(a, buf, sizeof(buf), MSG_DONTWAIT) == 2;
+}
+
+/* A send on a withdrawn end fails: the switch shut its pair down */
+static bool chan_shut_down(int fd)
+{
+	errno = 0;
+	return send(fd, "x", 1, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 &&
+	       errno == EPIPE;
+}
+
+/*
+ * Two guests that take a channel per queue, one with three sockets and
+ * one with two, get a pair per queue both have, each on the queue's own
+ * socket: one channel in every count (no second one between the two
+ * ports, whatever the addresses), withdrawn whole when the queue sockets
+ * change.
+ */
+TEST_F(vsw, chanq_pairs)
+{
+	struct vsw_guest q0[2], q1[2];
+	uint8_t cookie[6], other[6];
+	int c[2][2], mode, i, k;
+
+	START();
+	for (i = 0; i < 2; i++)
+		GUEST(i);
+	announce(_metadata, self, 1);
+	chanq_guest(_metadata, self, 0, NEGO_F_VNET | NEGO_F_CHAN |
+		    NEGO_F_CHANQ, &mode, q0, 2, cookie);
+	EXPECT_EQ(NEGO_F_VNET | NEGO_F_CHAN | NEGO_F_CHANQ, mode);
+	chanq_guest(_metadata, self, 1, NEGO_F_VNET | NEGO_F_CHAN |
+		    NEGO_F_CHANQ, &mode, q1, 1, cookie);
+	EXPECT_EQ(NEGO_F_VNET | NEGO_F_CHAN | NEGO_F_CHANQ, mode);
+	ASSERT_EQ(0, send_vnet_n(&self->s, G(0), G(1)->mac, 0x7400,
+				 CHAN_SUSTAIN));
+	c[0][0] = recv_chan(G(0)->fd, G(1)->mac);
+	c[0][1] = recv_chan(q0[0].fd, G(1)->mac);
+	c[1][0] = recv_chan(G(1)->fd, G(0)->mac);
+	c[1][1] = recv_chan(q1[0].fd, G(0)->mac);
+	for (i = 0; i < 2; i++)
+		for (k = 0; k < 2; k++)
+			ASSERT_LE(0, c[i][k]);
+	/* G0's third socket has no partner: no CHAN for it */
+	EXPECT_TRUE(vsw_quiet(q0[1].fd));
+	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "chan_opened"));
+	EXPECT_EQ(2, chan_json_queues(&self->s));
+	/* queue k reaches queue k */
+	for (k = 0; k < 2; k++)
+		EXPECT_TRUE(chan_pair_ok(c[0][k], c[1][k]));
+	/* its two pairs are the one channel two ports may share */
+	memcpy(other, G(0)->mac, 6);
+	G(0)->mac[5] ^= 0x40;
+	ASSERT_EQ(0, send_vnet_n(&self->s, G(0), G(1)->mac, 0x7480,
+				 CHAN_SUSTAIN));
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "chan_full") < 1);
+	EXPECT_LE(1, vsw_stat(&self->s, NULL, "chan_full"));
+	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "chan_opened"));
+	memcpy(G(0)->mac, other, 6);
+
+	/* a second socket of G1 joins: the channel goes, every pair of it */
+	ASSERT_EQ(0, vsw_guest_open(&q1[1], &self->s, "g1q2.sock", 2));
+	ASSERT_TRUE(mq_join(&self->s, q1[1].fd, cookie));
+	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "chan_revoked") < 1);
+	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "chan_revoked"));
+	for (i = 0; i < 2; i++)
+		for (k = 0; k < 2; k++)
+			EXPECT_TRUE(chan_shut_down(c[i][k]))
+				TH_LOG("guest %d queue %d: %s", i, k,
+				       strerror(errno));
+	for (i = 0; i < 2; i++)
+		for (k = 0; k < 2; k++)
+			close(c[i][k]);
+	EXPECT_EQ(-1, chan_json_queues(&self->s));
+	for (k = 0; k < 2; k++) {
+		vsw_guest_close(&q0[k]);
+		vsw_guest_close(&q1[k]);
+	}
+}
+
+/*
+ * A multiqueue guest that does not say F_CHANQ (an older driver) gets the
+ * one channel on its main socket, and none on its queue socket, even from
+ * a guest that takes one per queue.
+ */
+TEST_F(vsw, chanq_old_guest)
+{
+	struct vsw_guest q0, q1;
+	uint8_t cookie[6];
+	int c0, c1, mode;
+
+	START();
+	GUEST(0);
+	GUEST(1);
+	announce(_metadata, self, 1);
+	chanq_guest(_metadata, self, 0, NEGO_F_VNET | NEGO_F_CHAN |
+		    NEGO_F_CHANQ, &mode, &q0, 1, cookie);
+	chanq_guest(_metadata, self, 1, NEGO_F_VNET | NEGO_F_CHAN, &mode,
+		    &q1, 1, cookie);
+	EXPECT_EQ(NEGO_F_VNET | NEGO_F_CHAN, mode);
+	ASSERT_EQ(0, send_vnet_n(&self->s, G(0), G(1)->mac, 0x7500,
+				 CHAN_SUSTAIN));
+	c0 = recv_chan(G(0)->fd, G(1)->mac);
+	c1 = recv_chan(G(1)->fd, G(0)->mac);
+	ASSERT_LE(0, c0);
+	ASSERT_LE(0, c1);
+	EXPECT_TRUE(chan_pair_ok(c0, c1));
+	EXPECT_EQ(1, chan_json_queues(&self->s));
+	/* what reached the queue sockets was frames, never a CHAN */
+	EXPECT_EQ(-1, recv_chan(q0.fd, G(1)->mac));
+	EXPECT_EQ(-1, recv_chan(q1.fd, G(0)->mac));
+	EXPECT_EQ(1, vsw_stat(&self->s, NULL, "chan_opened"));
+	close(c0);
+	close(c1);
+	vsw_guest_close(&q0);
+	vsw_guest_close(&q1);
 }
 
 VSW_TEST_MAIN
