@@ -6,7 +6,8 @@
 # both ends, vec1 where only a asks for them (b takes 64 KiB), vec2 where
 # b sends plain frames (vnet=0).  a raises gso_max_size and
 # gso_ipv4_max_size on all three (gso_size.py), then sends b TCP over
-# each, IPv4 and IPv6 on vec0.  On vec0 frames beyond 64 KiB must leave a
+# each, IPv4 and IPv6 on vec0; a fourth device with a ring too shallow
+# for gso_max= keeps 64 KiB and says so.  On vec0 frames beyond 64 KiB must leave a
 # and reach b whole (tx_big_frames, rx_big_frames), none cut short or
 # refused; on vec1 and vec2 none may leave a, and b receives the flow all
 # the same, cut to what it takes.  Then the host refuses a's super-frames
@@ -35,7 +36,8 @@ link() {
 	echo "$dev:transport=unixdgram,local=$TEST_TMP/$g$dev.sock,path=$TEST_TMP/$other$dev.sock,depth=128$extra"
 }
 agent "$ns" big a -a "$(link vec0 a b ",gso_max=$big")" \
-	-a "$(link vec1 a b ",gso_max=$big")" -a "$(link vec2 a b ",gso_max=$big")"
+	-a "$(link vec1 a b ",gso_max=$big")" -a "$(link vec2 a b ",gso_max=$big")" \
+	-a "vec3:transport=unixdgram,local=$TEST_TMP/avec3.sock,path=$TEST_TMP/none.sock,depth=16,gso_max=$big"
 agent "$ns" big b -a "$(link vec0 b a ",gso_max=$big")" \
 	-a "$(link vec1 b a "")" -a "$(link vec2 b a ",vnet=0")"
 agents_ready "super-frames beyond 64 KiB" a b
@@ -50,6 +52,12 @@ for k in 0 1 2; do
 	exec_in a python3 "$here/gso_size.py" vec$k $big
 	check_err $? "a could not raise vec$k's gso_max_size to $big"
 done
+# a ring too shallow for the pieces of one cut keeps 64 KiB, and says so
+exec_in a ip link set vec3 up
+exec_in a dmesg | grep -q "vec3: gso_max=$big needs a transmit ring of 40 or more: 65536 with 16"
+check_err $? "vec3 (depth=16) did not say its ring is too shallow for gso_max=$big"
+! exec_in a python3 "$here/gso_size.py" vec3 $big 2>/dev/null
+check_err $? "vec3 (depth=16) let gso_max_size rise to $big"
 exec_in b iperf3 -s -D >/dev/null
 check_err $? "no iperf3 server in b"
 
