@@ -67,8 +67,14 @@
 #include "vecnet.h"
 #include "vecnet_user.h"
 
-/* A channel that says "later" for this long is given up (a stopped guest) */
-#define VECNET_CHAN_STALL_NS	(20 * NSEC_PER_MSEC)
+/*
+ * A channel that says "later" for this long is given up (a stopped
+ * guest).  A live guest on a busy host, or on a debug kernel, can leave
+ * its socket full for tens of milliseconds; it should keep its channel.
+ * Shorter than TCP's least retransmission timeout, so the other flows
+ * waiting behind in the ring lose nothing meanwhile.
+ */
+#define VECNET_CHAN_STALL_NS	(100 * NSEC_PER_MSEC)
 
 static bool vecnet_chan_used(const struct vecnet_chan *c)
 {

@@ -352,9 +352,9 @@ for g in c d; do
 	check_err $? "guest $g has no new channel: $(guest_xstat "$g" chan_opened) opened"
 	exec_in "$g" ethtool -S vec0 >"$TEST_TMP/$g.stats"
 done
-# A channel given up meanwhile (a slow receiver: the debug kernel) sends
-# frames through the switch on both queues until the next: such a flow
-# is tried again, three times at most
+# A channel given up meanwhile (a receiver that read nothing for 100 ms:
+# a busy host, the debug kernel) sends frames through the switch on both
+# queues until the next: such a flow is tried again, three times at most
 for try in 1 2 3; do
 	wait_for 15 chan_up d
 	exec_in d ethtool -S vec0 >"$TEST_TMP/d.stats"
@@ -369,7 +369,7 @@ for try in 1 2 3; do
 	echo "# d's channel closed during try $try ($q0 frames on queue 0, $q1 on queue 1)"
 done
 echo "# d with a channel on queue 0 only: sent $q0 frames on queue 0, $q1 on queue 1"
-[ "$(stat_of d chan_closed)" = "$closed" ] && [ "$q0" -gt 1000 ] &&
+[ "$(stat_of d chan_closed)" = "$closed" ] && [ "$q0" -gt 200 ] &&
 	[ $(( q1 * 20 )) -lt "$q0" ]
 check_err $? "d sent $q0 frames on queue 0 and $q1 on queue 1, which has no channel (or its channel kept closing)"
 

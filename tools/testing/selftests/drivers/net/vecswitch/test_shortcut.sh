@@ -5,10 +5,12 @@
 # with its default options: their TCP flow must go through the channel
 # the switch hands them (the guests' channel counters count it, the
 # switch's port counters do not), and guest c (shortcut=0) gets no
-# channel. When b's end closes (vec0 down and up) a falls back to the
+# channel. A flood into either of b's sockets (the channel, the
+# switch's) leaves the other answering pings. When b's kernel stops, a
+# gives up the stalled channel and its frames for c do not wait behind
+# those for b. When b's end closes (vec0 down and up) a falls back to the
 # switch and a new channel follows; when d takes b's MAC, the switch
-# withdraws a's channel. A flood into either of b's sockets (the
-# channel, the switch's) leaves the other answering pings. Then
+# withdraws a's channel. Then
 # chan_peer.py, a hostile stand-in for the switch, checks that a guest
 # refuses bad offers, closes descriptors forced on it, takes only the
 # pinned address's frames from a channel, and closes the channel on
@@ -97,15 +99,41 @@ check_err $? "a's flood did not take the channel"
 fair c a
 check_err $? "b's switch socket, flooded by c, starved its channel: a's pings went unanswered"
 
+# b's kernel stops: a's frames for b fill the channel's send buffer (a
+# ring of the longest frames, 17 MB here: 24 MB of UDP, in IP fragments,
+# is more), and the channel says "later" from then on.  After 100 ms a
+# gives it up and sends the rest through the switch, which holds them for
+# b; a's ring does not stay blocked behind them, so c answers a at once.
+stalled=$(guest_xstat a chan_stalled)
+kill -STOP "$(cat "$TEST_TMP/b/pgid")"
+exec_in a python3 -c 'import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(1)
+for _ in range(400):
+    try:
+        s.sendto(bytes(60000), (sys.argv[1], 9))
+    except OSError:
+        break' "${ip[b]}"
+check_err $? "a could not send b its datagrams"
+wait_for 5 xstat_ge a chan_stalled $(( stalled + 1 ))
+check_err $? "a kept its channel to b, whose kernel is stopped ($(guest_xstat a chan_stalled) given up)"
+got=$(exec_in a ping -c 10 -i 0.1 -W 1 "${ip[c]}" | sed -n 's/.* \([0-9]*\) received.*/\1/p')
+echo "# b stopped: a -> c: ${got:-0} of 10 pings answered"
+[ "${got:-0}" = 10 ]
+check_err $? "a's frames for c waited behind those for b, whose kernel is stopped"
+kill -CONT "$(cat "$TEST_TMP/b/pgid")"
+reach_guest a b
+
 # b's end closes: a falls back to the switch, and a new channel comes
+opened=$(guest_xstat a chan_opened) closed=$(guest_xstat a chan_closed)
 exec_in b sh -c "ip link set vec0 down && ip link set vec0 up"
 check_err $? "b could not bring vec0 down and up"
 reach_guest a b
 exec_in a ping -c 20 -i 0.1 "${ip[b]}" >/dev/null
 check_err $? "a lost pings to b once b's end of the channel closed"
-wait_for 10 xstat_ge a chan_opened 2
-check_err $? "no second channel for a after b came back ($(guest_xstat a chan_opened) opened)"
-wait_for 10 xstat_ge a chan_closed 1
+wait_for 10 xstat_ge a chan_opened $(( opened + 1 ))
+check_err $? "no new channel for a after b came back ($(guest_xstat a chan_opened) opened)"
+wait_for 10 xstat_ge a chan_closed $(( closed + 1 ))
 check_err $? "a did not close the channel whose other end went"
 
 # d takes b's MAC: the switch withdraws the channels for it
@@ -117,7 +145,7 @@ revoked_more() { [ "$(sw_stat chan_revoked)" -gt "$revoked" ]; }
 exec_in d ping -c 1 -W 1 "${ip[a]}" >/dev/null
 wait_for 10 revoked_more
 check_err $? "the switch withdrew no channel when b's MAC moved to d"
-wait_for 10 xstat_ge a chan_closed 2
+wait_for 10 xstat_ge a chan_closed $(( closed + 2 ))
 check_err $? "a kept its channel to b's MAC after it moved"
 
 ctl stats | sed 's/^/#   /'
