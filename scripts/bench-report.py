@@ -149,6 +149,12 @@ def ratios(recs):
         if q is not None:
             out.append({"what": f"64-byte UDP frames/s guest-guest: {what} / Linux bridge",
                         "ratio": q})
+    # receive coalescing (rx-usecs, the default) against none, on each path
+    for v in ("bridge", "vecswitch"):
+        q = ratio(find(recs, "small", "udp64", v), find(recs, "small", "udp64", f"{v}-rx0"))
+        if q is not None:
+            out.append({"what": f"64-byte UDP frames/s guest-guest, {v}: rx-usecs 500 / 0",
+                        "ratio": q})
     # two-CPU guests: two queues against one, on each path and load
     for case in ("tcp4", "udp64"):
         for path in ("bridge", "vecswitch", "switched", "switched-usecs50",

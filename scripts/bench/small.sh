@@ -11,7 +11,9 @@
 # fast as the sender can for SECS seconds, on each path in turn within
 # each run: what the receiver got a second, and the share lost on the way.
 # The guests keep the driver's default coalescing (tx-usecs 0: every
-# batch the stack hands over is sent at once).
+# batch the stack hands over is sent at once; rx-usecs 500 with
+# adaptive-rx: a one-way stream is read every 500 us).  A variant with
+# the suffix "-rx0" turns receive coalescing off in both guests.
 
 # small_pps JSON: the frames a second the server received, and the loss
 # in percent (iperf3's client report carries the server's count)
@@ -32,9 +34,14 @@ bench_small() {
 	local -A spps=() sloss=()
 
 	for r in $(seq 1 "$runs"); do
-		for v in ${SMALL_VARIANTS:-bridge vecswitch switched hub}; do
+		for v in ${SMALL_VARIANTS:-bridge vecswitch switched hub bridge-rx0 vecswitch-rx0}; do
 			say "small $v run $r/$runs"
-			pair_flags="-u -l 64 -b 0" g2g_once "$v"
+			if [[ $v == *-rx0 ]]; then
+				guest_setup="ethtool -C vec0 rx-usecs 0" \
+					pair_flags="-u -l 64 -b 0" g2g_once "${v%-rx0}"
+			else
+				pair_flags="-u -l 64 -b 0" g2g_once "$v"
+			fi
 			read -r pps loss < <(small_pps "$work/cli/result.json")
 			spps[$v]+=" $pps" sloss[$v]+=" $loss"
 		done

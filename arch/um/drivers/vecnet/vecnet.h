@@ -55,6 +55,9 @@
 #define VECNET_HEADROOM_MAX	4096
 #define VECNET_MTU_MAX		(65535 - ETH_HLEN - VLAN_HLEN)
 #define VECNET_TX_USECS_MAX	USEC_PER_SEC
+#define VECNET_RX_USECS_MAX	(10 * USEC_PER_MSEC)
+/* a one-way stream's frame waits this long at most (adaptive-rx) */
+#define VECNET_RX_USECS_DEFAULT	500
 /* One slot for a transport header, one for the linear part, the frags */
 #define VECNET_TX_IOV		(2 + MAX_SKB_FRAGS)
 #define VECNET_HDR_MAX		64
@@ -306,6 +309,8 @@ struct vecnet_xstats {
 	u64_stats_t tx_big_frames;
 	u64_stats_t rx_big_frames;
 	u64_stats_t tx_big_refused;
+	u64_stats_t rx_irq_held;
+	u64_stats_t rx_coalesce_timer;
 	struct u64_stats_sync syncp;
 };
 
@@ -389,6 +394,15 @@ struct vecnet_queue {
 	atomic_long_t rx_pending;
 	/* NAPI: the descriptor read first in the next poll, in turn */
 	unsigned int rx_first;
+	/*
+	 * NAPI: descriptors whose host signal is off (rx-usecs), which
+	 * every poll reads and rx_timer polls for; when the last frame was
+	 * read, and how many the device had sent then (adaptive-rx)
+	 */
+	unsigned long rx_held;
+	u64 rx_last_ns;
+	u64 rx_sent;		/* NAPI: the device's frames sent by then */
+	struct hrtimer rx_timer;
 	struct hrtimer tx_timer;
 	struct hrtimer retry_timer;
 	u64 retry_ns;
@@ -537,6 +551,8 @@ struct vecnet_dev {
 	u32 tx_depth;
 	u32 tx_usecs;
 	bool tx_adaptive;		/* ethtool -C adaptive-tx */
+	u32 rx_usecs;
+	bool rx_adaptive;		/* ethtool -C adaptive-rx */
 
 	struct vecnet_chans chan;
 	struct vecnet_link link;
@@ -700,6 +716,7 @@ void vecnet_xstats_add_n(struct vecnet_queue *q, enum vecnet_xstats_ctx ctx,
 			 size_t off, u64 n);
 void vecnet_xstats_add_tx(struct vecnet_queue *q, size_t off);
 void vecnet_qstats_add(struct vecnet_qstats *qs, unsigned int len);
+u64 vecnet_tx_packets(const struct vecnet_dev *vn);
 void vecnet_qstats_read(const struct vecnet_qstats *qs, u64 *packets,
 			u64 *bytes);
 extern const struct netdev_stat_ops vecnet_stat_ops;

@@ -64,6 +64,8 @@ static int vecnet_get_coalesce(struct net_device *dev,
 
 	ec->tx_coalesce_usecs = READ_ONCE(vn->tx_usecs);
 	ec->use_adaptive_tx_coalesce = READ_ONCE(vn->tx_adaptive);
+	ec->rx_coalesce_usecs = READ_ONCE(vn->rx_usecs);
+	ec->use_adaptive_rx_coalesce = READ_ONCE(vn->rx_adaptive);
 	return 0;
 }
 
@@ -78,6 +80,12 @@ static int vecnet_set_coalesce(struct net_device *dev,
 		NL_SET_ERR_MSG(extack, "tx-usecs is at most 1000000");
 		return -ERANGE;
 	}
+	if (ec->rx_coalesce_usecs > VECNET_RX_USECS_MAX) {
+		NL_SET_ERR_MSG(extack, "rx-usecs is at most 10000");
+		return -ERANGE;
+	}
+	WRITE_ONCE(vn->rx_usecs, ec->rx_coalesce_usecs);
+	WRITE_ONCE(vn->rx_adaptive, !!ec->use_adaptive_rx_coalesce);
 	WRITE_ONCE(vn->tx_usecs, ec->tx_coalesce_usecs);
 	WRITE_ONCE(vn->tx_adaptive, !!ec->use_adaptive_tx_coalesce);
 	return 0;
@@ -220,7 +228,9 @@ static int vecnet_flash_device(struct net_device *dev,
 
 static const struct ethtool_ops vecnet_ethtool_ops = {
 	.supported_coalesce_params	= ETHTOOL_COALESCE_TX_USECS |
-					  ETHTOOL_COALESCE_USE_ADAPTIVE_TX,
+					  ETHTOOL_COALESCE_USE_ADAPTIVE_TX |
+					  ETHTOOL_COALESCE_RX_USECS |
+					  ETHTOOL_COALESCE_USE_ADAPTIVE_RX,
 	.get_drvinfo			= vecnet_get_drvinfo,
 	.get_link			= ethtool_op_get_link,
 	.get_ts_info			= ethtool_op_get_ts_info,

@@ -51,6 +51,7 @@ enum {
 	VECNET_EV_RETRY,
 	VECNET_EV_COALESCE,
 	VECNET_EV_TIMEOUT,
+	VECNET_EV_RX_HELD,
 };
 
 static irqreturn_t vecnet_rx_interrupt(int irq, void *data)
@@ -90,6 +91,16 @@ static enum hrtimer_restart vecnet_retry_timer_fn(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+/* rx-usecs: read the descriptors whose signal is off */
+static enum hrtimer_restart vecnet_rx_timer_fn(struct hrtimer *t)
+{
+	struct vecnet_queue *q = container_of(t, struct vecnet_queue, rx_timer);
+
+	set_bit(VECNET_EV_RX_HELD, &q->events);
+	vecnet_qkick(q);
+	return HRTIMER_NORESTART;
+}
+
 static void vecnet_tx_timeout(struct net_device *dev, unsigned int txqueue)
 {
 	struct vecnet_dev *vn = netdev_priv(dev);
@@ -110,6 +121,8 @@ static void vecnet_count_events(struct vecnet_queue *q, unsigned long ev)
 		vecnet_qcount_napi(q, tx_coalesce_timer);
 	if (ev & BIT(VECNET_EV_TIMEOUT))
 		vecnet_qcount_napi(q, tx_timeout_count);
+	if (ev & BIT(VECNET_EV_RX_HELD))
+		vecnet_qcount_napi(q, rx_coalesce_timer);
 }
 
 static int vecnet_poll(struct napi_struct *napi, int budget)
@@ -119,9 +132,14 @@ static int vecnet_poll(struct napi_struct *napi, int budget)
 	int work;
 
 	vecnet_count_events(q, ev);
-	/* A blocked sender tries again only when the host or a timer says */
-	vecnet_tx_poll(q, ev & (BIT(VECNET_EV_WRITE) | BIT(VECNET_EV_RETRY) |
-				BIT(VECNET_EV_TIMEOUT)));
+	/*
+	 * A blocked sender tries again only when the host or a timer says;
+	 * while the queue's own signal is off (rx-usecs) the host's "room
+	 * again" raises none, and rx_timer's polls stand in for it
+	 */
+	vecnet_tx_poll(q, (ev & (BIT(VECNET_EV_WRITE) | BIT(VECNET_EV_RETRY) |
+				 BIT(VECNET_EV_TIMEOUT))) ||
+			  (q->rx_held & VECNET_RX_OWN));
 	work = vecnet_rx(q, budget);
 	if (work < budget)
 		napi_complete_done(napi, work);
@@ -411,6 +429,8 @@ static void vecnet_q_reset(struct vecnet_queue *q)
 	q->retry_ns = VECNET_RETRY_MIN_NS;
 	q->tx_blocked = false;
 	q->events = 0;
+	/* the interrupts requested at up turn the host's signals on */
+	q->rx_held = 0;
 }
 
 static int vecnet_open(struct net_device *dev)
@@ -515,6 +535,7 @@ static int vecnet_stop(struct net_device *dev)
 	for (i = 0; i < vn->nq; i++) {
 		hrtimer_cancel(&vn->q[i].tx_timer);
 		hrtimer_cancel(&vn->q[i].retry_timer);
+		hrtimer_cancel(&vn->q[i].rx_timer);
 	}
 	vecnet_chan_close_all(vn);
 	/*
@@ -693,10 +714,27 @@ static int vecnet_set_mac(struct net_device *dev, void *addr)
 	return vn->transport->mac_changed(vn);
 }
 
+/*
+ * A frame sent ends a one-way stream (adaptive-rx): a queue whose
+ * receive signals are off polls now and turns them back on, instead of
+ * at its timer, so that the answer to the next frame waits for nothing
+ */
+static void vecnet_rx_answered(struct vecnet_dev *vn)
+{
+	unsigned int i;
+
+	if (!READ_ONCE(vn->rx_adaptive))
+		return;
+	for (i = 0; i < vn->nq; i++)
+		if (unlikely(READ_ONCE(vn->q[i].rx_held)))
+			vecnet_qkick(&vn->q[i]);
+}
+
 /* Nothing is ever handed back: a frame is queued or dropped and counted */
 static netdev_tx_t vecnet_start_xmit(struct sk_buff *skb,
 				     struct net_device *dev)
 {
+	vecnet_rx_answered(netdev_priv(dev));
 	if (unlikely(skb->len > VECNET_GSO_FRAME) && skb_is_gso(skb))
 		return vecnet_xmit_big(skb, dev);
 	vecnet_xmit(skb, dev);
@@ -796,6 +834,8 @@ static void vecnet_q_init(struct vecnet_dev *vn, unsigned int i)
 		      HRTIMER_MODE_REL);
 	hrtimer_setup(&q->retry_timer, vecnet_retry_timer_fn,
 		      CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	hrtimer_setup(&q->rx_timer, vecnet_rx_timer_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL);
 }
 
 /* A new device: its queues and the link works (NAPI comes with up) */
@@ -811,6 +851,8 @@ void vecnet_core_init(struct vecnet_dev *vn)
 	/* enabled while the device is up (vecnet_open, vecnet_stop) */
 	disable_delayed_work(&vn->link.work);
 	disable_delayed_work(&vn->link.announce_work);
+	vn->rx_usecs = VECNET_RX_USECS_DEFAULT;
+	vn->rx_adaptive = true;
 	dev->netdev_ops = &vecnet_netdev_ops;
 	netif_carrier_off(dev);
 }

@@ -369,28 +369,102 @@ static int vecnet_rx_fd(struct vecnet_queue *q, int fd,
 	return done;
 }
 
+/* Descriptor @s of queue @q (0: its own, 1 + i: channel i), or -1 */
+static int vecnet_rx_src_fd(struct vecnet_queue *q, unsigned int s)
+{
+	struct vecnet_chan *c;
+
+	if (!s)
+		return vecnet_q_fd(q);
+	c = &q->vn->chan.ch[q->index][s - 1];
+	/* pairs with the release in vecnet_chan_work(): fd is set */
+	return smp_load_acquire(&c->state) == VECNET_CHAN_ACTIVE ? c->fd : -1;
+}
+
 /*
- * Descriptor @s of queue @q (0: its own, 1 + i: shortcut channel i), up
- * to @budget frames.  Sets *@left when the budget ran out before the
- * descriptor did.
+ * Descriptor @s of queue @q, up to @budget frames; a channel not (or no
+ * longer) open gives none.  Sets *@left when the budget ran out before
+ * the descriptor did.
  */
 static int vecnet_rx_source(struct vecnet_queue *q, unsigned int s,
 			    int budget, bool *left)
 {
-	struct vecnet_chan *c;
-	int done;
+	int fd = vecnet_rx_src_fd(q, s), done = 0;
 
-	if (!s) {
-		done = vecnet_rx_fd(q, vecnet_q_fd(q), NULL, budget);
-	} else {
-		c = &q->vn->chan.ch[q->index][s - 1];
-		/* pairs with the release in vecnet_chan_work(): fd is set */
-		if (smp_load_acquire(&c->state) != VECNET_CHAN_ACTIVE)
-			return 0;
-		done = vecnet_rx_fd(q, c->fd, c, budget);
-	}
+	if (!s)
+		done = vecnet_rx_fd(q, fd, NULL, budget);
+	else if (fd >= 0)
+		done = vecnet_rx_fd(q, fd, &q->vn->chan.ch[q->index][s - 1],
+				    budget);
 	*left = done >= budget;
 	return done;
+}
+
+/*
+ * Receive interrupt coalescing (ethtool -C rx-usecs, adaptive-rx), from
+ * the poll, under the RCU read lock; descriptors @got gave frames in it.
+ * An interrupt here is a host signal per frame, and the poll it brings
+ * reads that one frame.  Under a stream the signals of the descriptors
+ * that gave frames go off, and rx_timer polls every rx-usecs: one call
+ * reads all that came meanwhile.  With adaptive-rx a stream is one way
+ * only: frames closer together than rx-usecs while the device sends
+ * nothing.  A lone frame, a request and its answer, a TCP flow and its
+ * acknowledgements wait for no timer.  A poll that finds nothing, or
+ * rx-usecs 0, puts the signals back on and returns true: the caller
+ * must read them once more, as what came while they were off raised
+ * none.
+ */
+static bool vecnet_rx_coalesce(struct vecnet_queue *q, unsigned long got)
+{
+	struct vecnet_dev *vn = q->vn;
+	u64 span = (u64)READ_ONCE(vn->rx_usecs) * NSEC_PER_USEC, now, sent;
+	unsigned long flip, keep;
+	bool stream = false;
+	unsigned int s;
+	int fd;
+
+	if (!span && !q->rx_held)
+		return false;
+	if (got) {
+		now = ktime_get_ns();
+		sent = vecnet_tx_packets(vn);
+		stream = span && (!READ_ONCE(vn->rx_adaptive) ||
+				  (sent == q->rx_sent &&
+				   (q->rx_held || now - q->rx_last_ns < span)));
+		q->rx_last_ns = now;
+		q->rx_sent = sent;
+	}
+	if (stream) {
+		flip = got & ~q->rx_held;
+		for_each_set_bit(s, &flip, BITS_PER_LONG) {
+			fd = vecnet_rx_src_fd(q, s);
+			if (fd >= 0 && !vecnet_user_sigio(fd, 0)) {
+				WRITE_ONCE(q->rx_held, q->rx_held | BIT(s));
+				vecnet_qcount_napi(q, rx_irq_held);
+			}
+		}
+		if (q->rx_held)
+			hrtimer_start(&q->rx_timer, ns_to_ktime(span),
+				      HRTIMER_MODE_REL);
+		return false;
+	}
+	if (!q->rx_held)
+		return false;
+	flip = q->rx_held;
+	keep = 0;
+	for_each_set_bit(s, &flip, BITS_PER_LONG) {
+		fd = vecnet_rx_src_fd(q, s);
+		/* one whose signal stays off is still read by the timer */
+		if (fd >= 0 && vecnet_user_sigio(fd, 1))
+			keep |= BIT(s);
+	}
+	WRITE_ONCE(q->rx_held, keep);
+	if (keep)
+		hrtimer_start(&q->rx_timer,
+			      ns_to_ktime(span ?: VECNET_RX_USECS_DEFAULT *
+					  NSEC_PER_USEC), HRTIMER_MODE_REL);
+	atomic_long_or(flip, &q->rx_pending);
+	return true;
 }
 
 /*
@@ -407,13 +481,15 @@ int vecnet_rx(struct vecnet_queue *q, int budget)
 	unsigned long todo = atomic_long_xchg(&q->rx_pending, 0), again = 0;
 	struct vecnet_dev *vn = q->vn;
 	unsigned int n = 1, s, k, first;
-	int done = 0, share;
-	bool left;
+	unsigned long got = 0;
+	int done = 0, share, d;
+	bool left, reread;
 
 	/* and the channels this queue owns */
 	if (vn->chan.want)
 		n += VECNET_CHAN_MAX;
-	todo &= GENMASK(n - 1, 0);
+	/* a held descriptor raises nothing: every poll reads it */
+	todo = (todo | q->rx_held) & GENMASK(n - 1, 0);
 	if (!todo || budget <= 0) {
 		if (todo)
 			atomic_long_or(todo, &q->rx_pending);
@@ -432,13 +508,16 @@ int vecnet_rx(struct vecnet_queue *q, int budget)
 			again |= BIT(s);
 			continue;
 		}
-		done += vecnet_rx_source(q, s, min(share, budget - done),
-					 &left);
+		d = vecnet_rx_source(q, s, min(share, budget - done), &left);
+		if (d)
+			got |= BIT(s);
+		done += d;
 		if (left)
 			again |= BIT(s);
 	}
+	reread = vecnet_rx_coalesce(q, got);
 	rcu_read_unlock();
-	if (!again)
+	if (!again && !reread)
 		return done;
 	atomic_long_or(again, &q->rx_pending);
 	return budget;

@@ -56,6 +56,8 @@ const struct vecnet_stat_desc vecnet_xstats_desc[] = {
 	VECNET_XSTAT(tx_big_frames),
 	VECNET_XSTAT(rx_big_frames),
 	VECNET_XSTAT(tx_big_refused),
+	VECNET_XSTAT(rx_irq_held),
+	VECNET_XSTAT(rx_coalesce_timer),
 };
 
 const unsigned int vecnet_xstats_count = ARRAY_SIZE(vecnet_xstats_desc);
@@ -94,6 +96,17 @@ void vecnet_qstats_read(const struct vecnet_qstats *qs, u64 *packets,
 		*packets = u64_stats_read(&qs->packets);
 		*bytes = u64_stats_read(&qs->bytes);
 	} while (u64_stats_fetch_retry(&qs->syncp, start));
+}
+
+/* Frames the device's queues in use have sent, a sum read without a retry */
+u64 vecnet_tx_packets(const struct vecnet_dev *vn)
+{
+	unsigned int i;
+	u64 n = 0;
+
+	for (i = 0; i < vn->nq; i++)
+		n += u64_stats_read(&vn->q[i].tx_stats.packets);
+	return n;
 }
 
 /*

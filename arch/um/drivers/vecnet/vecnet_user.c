@@ -292,6 +292,21 @@ int vecnet_user_send(int fd, const void *buf, int len)
 	return ret < 0 ? -errno : (int)ret;
 }
 
+/*
+ * O_ASYNC on @fd on or off.  Off, the host raises no SIGIO for it; the
+ * guest's epoll still marks it ready, and the next SIGIO of another
+ * descriptor reports it.
+ */
+int vecnet_user_sigio(int fd, int on)
+{
+	int flags = fcntl(fd, F_GETFL);
+
+	if (flags < 0)
+		return -errno;
+	flags = on ? flags | O_ASYNC : flags & ~O_ASYNC;
+	return fcntl(fd, F_SETFL, flags) ? -errno : 0;
+}
+
 void vecnet_user_close(int fd)
 {
 	close(fd);

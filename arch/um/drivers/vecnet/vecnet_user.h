@@ -36,6 +36,8 @@ int vecnet_user_sendmmsg(int fd, void *msgs, unsigned int n);
 /* One datagram on a connected socket, without waiting */
 int vecnet_user_send(int fd, const void *buf, int len);
 void vecnet_user_close(int fd);
+/* Whether the host signals the guest when @fd is ready (O_ASYNC) */
+int vecnet_user_sigio(int fd, int on);
 /* SO_PASSRIGHTS: may peers pass descriptors to @fd (Linux 6.16 and up) */
 int vecnet_user_pass_fds(int fd, int on);
 /* The host thread that closes what peers passed, and the hand-over to it */

@@ -25,7 +25,8 @@
 # carries more than 10% of a 16-flow TCP load each way.  When one of
 # them goes down to one queue, every channel closes, the next is queue
 # 0's alone, and the other steers its frames into it.  adaptive-tx holds a stream of
-# small frames for the coalescing timer, and nothing without it.  Then
+# small frames for the coalescing timer, and nothing without it; so does
+# rx-usecs on the receiving side, but not a ping flood.  Then
 # the channels change while frames wait in the rings: each is sent or
 # counted as dropped.
 #
@@ -381,7 +382,7 @@ declare -A usecs=([off]=0 [on]=5000)
 for mode in off on; do
 	exec_in a ethtool -C vec0 adaptive-tx "$mode" tx-usecs "${usecs[$mode]}"
 	check_err $? "ethtool -C adaptive-tx $mode failed"
-	exec_in a ethtool -c vec0 | grep -q "^Adaptive RX: n/a  TX: $mode"
+	exec_in a ethtool -c vec0 | grep -q "^Adaptive RX: on  TX: $mode"
 	check_err $? "ethtool -c does not show adaptive-tx $mode"
 	before=$(guest_xstat a tx_coalesce_timer)
 	exec_in a iperf3 -c "${ip[b]}" -u -l 64 -b 0 -t 2 >/dev/null
@@ -396,6 +397,50 @@ for mode in off on; do
 	check_err $? "adaptive-tx $mode: the coalescing timer ran $held times"
 done
 exec_in a ethtool -C vec0 adaptive-tx off tx-usecs 0
+
+# Receive coalescing: rx-usecs 500 and adaptive-rx by default.  b reads
+# a one-way stream of small datagrams in batches its timer brings, in
+# fewer host calls than frames; a ping flood (request and answer) brings
+# no timer; with rx-usecs 0 no signal goes off.  5 ms makes any sender
+# of over 200 frames a second a stream (the debug kernel).
+exec_in b ethtool -c vec0 >"$TEST_TMP/b.coalesce"
+grep -Eq "^rx-usecs:[[:space:]]+500$" "$TEST_TMP/b.coalesce" &&
+	grep -q "^Adaptive RX: on " "$TEST_TMP/b.coalesce"
+check_err $? "ethtool -c does not show rx-usecs 500 and adaptive-rx on: $(grep -i rx "$TEST_TMP/b.coalesce")"
+! exec_in b ethtool -C vec0 rx-usecs 10001 >"$TEST_TMP/rxu.log" 2>&1 &&
+	grep -q "rx-usecs is at most 10000" "$TEST_TMP/rxu.log"
+check_err $? "rx-usecs 10001 was not refused by name: $(cat "$TEST_TMP/rxu.log")"
+rx_frames() {
+	exec_in b ethtool -S vec0 >"$TEST_TMP/b.stats"
+	echo $(( $(stat_of b rx_queue_0_packets) + $(stat_of b rx_queue_1_packets) ))
+}
+for usecs in 5000 0; do
+	exec_in b ethtool -C vec0 rx-usecs "$usecs"
+	check_err $? "ethtool -C rx-usecs $usecs failed"
+	f0=$(rx_frames) k0=$(stat_of b rx_kicks) t0=$(stat_of b rx_coalesce_timer)
+	h0=$(stat_of b rx_irq_held)
+	exec_in a iperf3 -c "${ip[b]}" -u -l 64 -b 0 -t 2 >/dev/null
+	check_err $? "64-byte UDP a->b with rx-usecs $usecs failed"
+	f=$(( $(rx_frames) - f0 )) k=$(( $(stat_of b rx_kicks) - k0 ))
+	t=$(( $(stat_of b rx_coalesce_timer) - t0 )) h=$(( $(stat_of b rx_irq_held) - h0 ))
+	echo "# rx-usecs $usecs: b read $f frames in $k calls; signal off $h times, $t timed reads"
+	if [ "$usecs" = 0 ]; then
+		[ "$t" = 0 ] && [ "$h" = 0 ]
+	else
+		[ "$h" -ge 1 ] && [ "$t" -gt 10 ] && [ $(( k * 2 )) -lt "$f" ]
+	fi
+	check_err $? "rx-usecs $usecs: b read $f frames in $k calls, signal off $h times, $t timed reads"
+done
+exec_in b ethtool -C vec0 rx-usecs 5000
+exec_in b ethtool -S vec0 >"$TEST_TMP/b.stats"
+t0=$(stat_of b rx_coalesce_timer)
+exec_in a ping -f -c 500 -W 1 "${ip[b]}" >/dev/null
+check_err $? "a's ping flood to b failed"
+t=$(( $(guest_xstat b rx_coalesce_timer) - t0 ))
+echo "# a ping flood of 500 to b brought $t timed reads"
+[ "$t" -le 25 ]
+check_err $? "b held a ping flood's requests for its timer ($t timed reads for 500 pings)"
+exec_in b ethtool -C vec0 rx-usecs 500
 
 # one port per guest, with its two queues, and one forwarding entry each
 ctl ports --json >"$TEST_TMP/ports.json"
