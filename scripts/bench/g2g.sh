@@ -12,7 +12,8 @@
 # "-cap1" runs its guests (and its switch) in one cpu cgroup capped at
 # one CPU: the rate at a fixed CPU budget rather than whatever the
 # machine has spare (the bridge's softirq work may escape the cap, see
-# cpu_cap_enter).  G2G_CASES and G2G_VARIANTS limit the suite to those.
+# cpu_cap_enter); one with "-rx0" turns receive coalescing off (see
+# g2g_variant).  G2G_CASES and G2G_VARIANTS limit the suite to those.
 bench_g2g() {
 	local c r v key flags n=${G2G_RUNS:-5}
 	local -A gbps=() ggcpu=() gscpu=()
@@ -30,10 +31,10 @@ bench_g2g() {
 						say "g2g: no cpu cgroup to cap, $v left out"
 						continue
 					fi
-					pair_flags=$flags g2g_once "${v%-cap1}"
+					pair_flags=$flags g2g_variant "${v%-cap1}"
 					cpu_cap_leave
 				else
-					pair_flags=$flags g2g_once "$v"
+					pair_flags=$flags g2g_variant "$v"
 				fi
 				key="$c $v"
 				gbps[$key]+=" $pair_bps" ggcpu[$key]+=" $pair_gcpu"

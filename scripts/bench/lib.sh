@@ -477,3 +477,14 @@ g2g_once() {
 	pair_switch=$sw pair_run "$ours" 198.18.1 "$a" "$b"
 	[ -z "$sw" ] || { kill "$sw" 2>/dev/null; wait "$sw" 2>/dev/null; } || true
 }
+
+# g2g_variant VARIANT: g2g_once, where the suffix "-rx0" turns receive
+# coalescing off in both guests (ethtool -C rx-usecs 0 before the flow)
+g2g_variant() {
+	if [[ $1 == *-rx0 ]]; then
+		guest_setup="ethtool -C vec0 rx-usecs 0${guest_setup:+; $guest_setup}" \
+			g2g_once "${1%-rx0}"
+	else
+		g2g_once "$1"
+	fi
+}

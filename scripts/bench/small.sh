@@ -36,12 +36,7 @@ bench_small() {
 	for r in $(seq 1 "$runs"); do
 		for v in ${SMALL_VARIANTS:-bridge vecswitch switched hub bridge-rx0 vecswitch-rx0}; do
 			say "small $v run $r/$runs"
-			if [[ $v == *-rx0 ]]; then
-				guest_setup="ethtool -C vec0 rx-usecs 0" \
-					pair_flags="-u -l 64 -b 0" g2g_once "${v%-rx0}"
-			else
-				pair_flags="-u -l 64 -b 0" g2g_once "$v"
-			fi
+			pair_flags="-u -l 64 -b 0" g2g_variant "$v"
 			read -r pps loss < <(small_pps "$work/cli/result.json")
 			spps[$v]+=" $pps" sloss[$v]+=" $loss"
 		done

@@ -12,7 +12,9 @@ nor freeze it when their close blocks (a file on a FUSE mount that never
 answers FLUSH), CHAN messages without a descriptor, for a bad address
 or with something else than a datagram socket are refused, a real
 channel carries the guest's frames for its address and only frames from
-that address into the guest, and UNCHAN closes it.  The peer's
+that address into the guest, the other guest's MODE asking for 4 GiB
+frames is taken as a bound only (and one malformed is refused), and
+UNCHAN closes it.  The peer's
 DATA_VALID flag is not taken for a checked checksum.  A guest with a
 second queue (its HELLO says F_MQ) has that queue join, and its socket
 refuses descriptors and CHANs until a MODE says F_CHANQ, then takes a
@@ -309,7 +311,9 @@ else:
         fail("the channel's frame has another source than the guest")
 
 # Into the guest: only frames from PEER_MAC to its own address,
-# untagged, whole
+# untagged, whole, and the other guest's MODE, which asks for 4 GiB
+# frames (taken as a bound only: the guest sends what it takes itself),
+# but not one without F_VNET or one cut short
 good0, bad0 = xstats().get("rx_chan_frames", 0), xstats().get("rx_chan_bad", 0)
 a.send(frame(PEER_MAC, gmac))
 a.send(frame(OTHER_MAC, gmac))
@@ -318,13 +322,27 @@ a.send(frame(PEER_MAC, b"\xff" * 6))
 a.send(frame(PEER_MAC, gmac, b"\x81\x00", b"\x00\x05\x08\x00" + bytes(42)))
 a.send(b"\x00" * 12)
 a.send(msg(UNCHAN, PEER_MAC))
-bad = wait_stat("rx_chan_bad", bad0 + 6) - bad0
+a.send(msg(MODE, struct.pack(">HI", F_VNET, 0xFFFFFFFF)))
+a.send(msg(MODE, struct.pack(">HI", 0, 0xFFFFFFFF)))
+a.send(msg(MODE, b"\x00\x01"))
+bad = wait_stat("rx_chan_bad", bad0 + 8) - bad0
 good = xstats().get("rx_chan_frames", 0) - good0
 print(f"# into the guest through the channel: {good} datagrams, {bad} refused")
-if bad != 6:
-    fail(f"{bad} of 6 bad datagrams on the channel refused")
-if good != 7:
-    fail(f"the guest read {good} of the 7 datagrams sent on the channel")
+if bad != 8:
+    fail(f"{bad} of 8 bad datagrams on the channel refused")
+if good != 10:
+    fail(f"the guest read {good} of the 10 datagrams sent on the channel")
+try:
+    while True:
+        a.recv(65536, socket.MSG_DONTWAIT)
+except OSError:  # empty: EAGAIN, or a timeout on a socket that has one
+    pass
+guest("ping", "-c", "2", "-i", "0.2", "-s", "1400", "-W", "1", peer_ip)
+got = recv_until(a, lambda d: len(d) > 1400 and d[10:16] == PEER_MAC, 5)
+if got is None:
+    fail("after the other guest's MODE no frame came through the channel")
+elif len(got) > 10 + 14 + 1500:
+    fail(f"after a MODE asking for 4 GiB the guest sent {len(got)} bytes")
 
 # UNCHAN: the guest closes its end, and sends for PEER_MAC to the switch
 sw.sendto(msg(UNCHAN, PEER_MAC), addr)
