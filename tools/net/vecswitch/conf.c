@@ -63,6 +63,9 @@ static void usage(FILE *f)
 "  --port-age SECS      remove a datagram port silent that long (default 3600,\n"
 "                       0: never)\n"
 "  --max-memory MIB     frame memory of all queues together (default 256)\n"
+"  --vhost-mem-max MIB  guest memory one vhost-user frontend may have the\n"
+"                       switch map (default 65536)\n"
+"  --vhost-mem-total MIB  and all of them together (default 16777216)\n"
 "  --bcast-limit N      broadcast/multicast frames a second a guest port may\n"
 "                       send (default 10000, 0: no limit)\n"
 "  --queue N            frames queued per port (default 1024)\n"
@@ -105,6 +108,8 @@ enum {
 	OPT_FDB_USER_MAX,
 	OPT_PORT_AGE,
 	OPT_MAX_MEMORY,
+	OPT_VHOST_MEM_MAX,
+	OPT_VHOST_MEM_TOTAL,
 	OPT_BCAST_LIMIT,
 	OPT_QUEUE,
 	OPT_MAX_PORTS,
@@ -142,6 +147,8 @@ static const struct option long_opts[] = {
 	{ "fdb-user-max",	required_argument,	NULL, OPT_FDB_USER_MAX },
 	{ "port-age",		required_argument,	NULL, OPT_PORT_AGE },
 	{ "max-memory",		required_argument,	NULL, OPT_MAX_MEMORY },
+	{ "vhost-mem-max",	required_argument,	NULL, OPT_VHOST_MEM_MAX },
+	{ "vhost-mem-total",	required_argument,	NULL, OPT_VHOST_MEM_TOTAL },
 	{ "bcast-limit",	required_argument,	NULL, OPT_BCAST_LIMIT },
 	{ "queue",		required_argument,	NULL, OPT_QUEUE },
 	{ "max-ports",		required_argument,	NULL, OPT_MAX_PORTS },
@@ -350,6 +357,15 @@ void vs_conf_parse(struct vs_config *cfg, int argc, char **argv)
 		case OPT_MAX_MEMORY:
 			cfg->max_memory = parse_uint("--max-memory", optarg, 10,
 						     1, 1 << 20);
+			break;
+		case OPT_VHOST_MEM_MAX:
+			cfg->vhost_mem_max = parse_uint("--vhost-mem-max", optarg,
+							10, 1, VS_VH_MEM_MIB_MAX);
+			break;
+		case OPT_VHOST_MEM_TOTAL:
+			cfg->vhost_mem_total = parse_uint("--vhost-mem-total",
+							  optarg, 10, 1,
+							  VS_VH_MEM_MIB_MAX);
 			break;
 		case OPT_BCAST_LIMIT:
 			cfg->bcast_limit = parse_uint("--bcast-limit", optarg,

@@ -314,6 +314,19 @@ void vs_port_event(struct vs_switch *sw, struct vs_port *p, uint32_t events)
 
 /* ---- new ports ---------------------------------------------------------------- */
 
+/*
+ * A connection turned away.  One to the vhost-user socket takes
+ * descriptors (as any does where the kernel cannot refuse them), and a
+ * message with some may already wait in it: the closer closes it.
+ */
+static void refuse(struct vs_switch *sw, int fd, enum vs_port_type type)
+{
+	if (type == VS_PORT_VHOST || sw->rights.passed)
+		vs_close_later(sw, fd);
+	else
+		close(fd);
+}
+
 void vs_accept(struct vs_switch *sw, int lfd, enum vs_port_type type)
 {
 	int i;
@@ -344,21 +357,21 @@ void vs_accept(struct vs_switch *sw, int lfd, enum vs_port_type type)
 			sw->st.cred_refused++;
 			vs_log(sw, 1, "%s connection refused: %s not allowed",
 			       vs_type_name(type), name);
-			close(fd);
+			refuse(sw, fd, type);
 			continue;
 		}
 		why = clen ? vs_share_full(sw, cred.uid, cred.pid) : NULL;
 		if (why) {
 			vs_log(sw, 1, "%s connection refused: %s: %s",
 			       vs_type_name(type), name, why);
-			close(fd);
+			refuse(sw, fd, type);
 			continue;
 		}
 		p = vs_port_new(sw, type, fd, name);
 		if (!p) {
 			vs_log(sw, 0, "%s connection refused: no free port",
 			       vs_type_name(type));
-			close(fd);
+			refuse(sw, fd, type);
 			continue;
 		}
 		if (clen) {

@@ -92,6 +92,8 @@ const struct vs_stat_desc vs_sw_stat_desc[] = {
 	SW_STAT(rx_fds_inline),
 	SW_STAT(rx_ctrunc),
 	SW_STAT(vhost_broken),
+	SW_STAT(vhost_mapped),
+	SW_STAT(vhost_mem_refused),
 	SW_STAT(vhost_direct),
 	SW_STAT(stream_bad_len),
 	SW_STAT(cred_refused),

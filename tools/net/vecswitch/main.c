@@ -297,6 +297,8 @@ int main(int argc, char **argv)
 			.fdb_user_max	= 1024,
 			.port_age	= 3600,
 			.max_memory	= 256,
+			.vhost_mem_max	= 64 << 10,
+			.vhost_mem_total = 16 << 20,
 			.bcast_limit	= 10000,
 			.queue_len	= 1024,
 			.max_ports	= 256,

@@ -179,7 +179,12 @@ void vs_port_remove(struct vs_switch *sw, struct vs_port *p, const char *why)
 	vs_queue_drain(p);
 	port_detach(sw, p);
 	if (p->fd >= 0) {
-		close(p->fd);
+		/* where the kernel lets descriptors in, some may wait there */
+		if (sw->rights.passed && (p->type == VS_PORT_STREAM ||
+					  p->type == VS_PORT_SEQPACKET))
+			vs_close_later(sw, p->fd);
+		else
+			close(p->fd);
 		p->fd = -1;
 	}
 	if (p->probe.fd >= 0) {

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -513,31 +514,43 @@ err:
 }
 
 /*
+ * Hand @n descriptors to the closer: NULL, or why it cannot take them
+ * (the pipe is full: the closer is held up by a close that waits; or
+ * there is no closer), and then they are still open, the caller's.  A
+ * write is all or nothing.
+ */
+static const char *closer_send(struct vs_switch *sw, const int *fds,
+			       unsigned int n)
+{
+	ssize_t r;
+
+	if (!sw->rights.closer && closer_start(sw) < 0)
+		return strerror(errno);
+	for (;;) {
+		r = write(sw->rights.wfd, fds, n * sizeof(int));
+		if (r >= 0)
+			return NULL;
+		if (errno != EINTR)
+			return errno == EAGAIN ? "its pipe is full" :
+			       strerror(errno);
+	}
+}
+
+/*
  * @n descriptors the switch was sent, at @data (unaligned): counted, and
- * their numbers written to the closer.  A write is all or nothing; where
- * the pipe is full (the closer is held up by a close that waits) or
- * there is no closer, the loop closes them itself (rx_fds_inline).
+ * their numbers written to the closer; where it cannot take them, the
+ * loop closes them itself (rx_fds_inline).
  */
 static void fds_close(struct vs_switch *sw, const uint8_t *data,
 		      unsigned int n)
 {
 	int fds[VS_FDS_MAX];
-	const char *why = NULL;
+	const char *why;
 	unsigned int i;
-	ssize_t r;
 
 	memcpy(fds, data, n * sizeof(int));
 	sw->st.rx_fds += n;
-	if (!sw->rights.closer && closer_start(sw) < 0)
-		why = strerror(errno);
-	while (!why) {
-		r = write(sw->rights.wfd, fds, n * sizeof(int));
-		if (r >= 0)
-			break;
-		if (errno != EINTR)
-			why = errno == EAGAIN ? "its pipe is full" :
-			      strerror(errno);
-	}
+	why = closer_send(sw, fds, n);
 	if (why) {
 		sw->st.rx_fds_inline += n;
 		for (i = 0; i < n; i++)
@@ -552,6 +565,21 @@ static void fds_close(struct vs_switch *sw, const uint8_t *data,
 	else
 		vs_log(sw, 0, "descriptors sent to the switch: %u handed to the closer (rx_fds)",
 		       n);
+}
+
+/*
+ * A descriptor of the switch's own whose close may release others the
+ * switch never took (a connection with descriptors queued in it): closed
+ * by the closer, or here if it cannot be.  It leaves the loop's epoll set
+ * now, not when the closer gets to it: its events must not reach a port
+ * that takes its slot.
+ */
+void vs_close_later(struct vs_switch *sw, int fd)
+{
+	if (sw->epfd >= 0)
+		epoll_ctl(sw->epfd, EPOLL_CTL_DEL, fd, NULL);
+	if (closer_send(sw, &fd, 1))
+		close(fd);
 }
 
 /* The descriptors in one control message, if it carries any */

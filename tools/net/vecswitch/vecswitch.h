@@ -67,6 +67,8 @@ struct vs_vhost;
 /* unix socket diagnostics: at most one dump per this many ms */
 #define VS_DIAG_MS		10
 #define VS_ALLOW_MAX		32	/* ids in --allow-uid / --allow-gid */
+/* MiB of guest memory --vhost-mem-max/-total may allow: 47 bits' worth */
+#define VS_VH_MEM_MIB_MAX	(1u << 27)
 /* descriptors one message can carry: the kernel's SCM_MAX_FD */
 #define VS_FDS_MAX		253
 /*
@@ -107,6 +109,8 @@ struct vs_config {
 	unsigned int fdb_user_max;	/* entries one non-root user's ports own */
 	unsigned int port_age;		/* s a dgram port may send nothing; 0: ever */
 	unsigned int max_memory;	/* MiB of frames queued in all */
+	uint64_t vhost_mem_max;		/* MiB of guest memory one frontend */
+	uint64_t vhost_mem_total;	/* and all of them together */
 	unsigned int bcast_limit;	/* flooded frames/s a guest port may send */
 	unsigned int queue_len;
 	unsigned int max_ports;
@@ -274,6 +278,10 @@ struct vs_sw_stats {
 	uint64_t rx_ctrunc;		/* messages whose control data was cut */
 	uint64_t vhost_broken;		/* vhost-user frontends dropped for what
 					 * they sent (vhost_port.c) */
+	uint64_t vhost_mapped;		/* bytes of guest memory mapped, all
+					 * vhost-user frontends together */
+	uint64_t vhost_mem_refused;	/* memory tables beyond --vhost-mem-max
+					 * or --vhost-mem-total */
 	uint64_t vhost_direct;		/* vhost-user frames sent from guest
 					 * memory, with no copy in the switch */
 	/*
@@ -889,6 +897,7 @@ unsigned long vs_rights_room(const struct vs_switch *sw);
 int vs_refuse_rights(struct vs_switch *sw, int fd);
 void vs_rights_take(struct vs_switch *sw, const struct msghdr *mh);
 void vs_rights_close(struct vs_switch *sw, int fd);
+void vs_close_later(struct vs_switch *sw, int fd);
 int vs_allow_rights(struct vs_switch *sw, int fd);
 void vs_cmsg_fds(struct vs_switch *sw, const struct cmsghdr *c);
 void vs_rights_fini(struct vs_switch *sw);

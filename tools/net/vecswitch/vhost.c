@@ -6,12 +6,15 @@
  * A message is read without ever blocking the switch: a frontend that
  * sends half of one and stops holds only its own connection.  Whatever
  * breaks the protocol ends the connection (v->broken says why); the
- * frontend can connect again.  Descriptors are checked for their kind by
- * their /proc names alone, which no file system is asked for: memory must
- * be shared memory (a memfd, or a file on tmpfs or hugetlbfs), a kick or
- * call descriptor an eventfd, a pipe or a unix socket.  Anything else
- * could make a read, a write, a page fault or even a close wait on a file
- * server for ever.
+ * frontend can connect again.  Descriptors are checked for their kind
+ * in constant time, and no file system is asked: memory must be shared
+ * memory (a memfd, or a file on tmpfs or hugetlbfs), a kick an eventfd
+ * or a pipe, a call one of those or a unix socket.  Anything else could
+ * make a read, a write, a page fault or even a close wait on a file
+ * server for ever.  Every descriptor a message brings is received, and
+ * those the switch does not keep (and any it keeps that could hold others,
+ * a unix socket) are closed by the switch's closer thread, never on the
+ * loop: the last reference to a file can wait as long as its owner likes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +29,13 @@
 #include <linux/virtio_ring.h>
 
 #include "vhost.h"
+
+#ifndef F_GET_SEALS
+#define F_GET_SEALS	1034
+#endif
+#ifndef SO_PASSRIGHTS
+#define SO_PASSRIGHTS	83
+#endif
 
 const uint64_t vs_vh_features =
 	1ull << VN_F_CSUM | 1ull << VN_F_GUEST_CSUM |
@@ -126,98 +136,88 @@ static bool fd_link(int fd, char *buf, size_t len)
 	return true;
 }
 
-/* The type of the file system of mount @mnt, if @path lists it */
-static bool mount_type(const char *path, long mnt, char *type, size_t len)
-{
-	char line[512], t[64];
-	bool found = false;
-	long id;
-	FILE *f;
-
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *sep = strstr(line, " - ");
-
-		if (sscanf(line, "%ld", &id) == 1 && id == mnt && sep &&
-		    sscanf(sep + 3, "%63s", t) == 1) {
-			snprintf(type, len, "%s", t);
-			found = true;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
 /*
- * The type of the file system @fd's mount holds, from /proc alone: its
- * mount id, looked up in the switch's mount table, or where the frontend
- * (process @pid) lives in another mount namespace, in that one's (mount
- * ids are unique across namespaces).
+ * Is @fd shared memory the switch may map?  NULL if so, else why not.
+ * Only shmem (memfds, tmpfs files) and hugetlbfs files keep seals, so
+ * F_GET_SEALS answers in constant time, without a name (any file can be
+ * called "memfd:x") and without a walk of a mount table (one a frontend
+ * can make as long as it likes).  A file on any other file system could
+ * make a page fault wait on its server for ever.
  */
-static bool fd_fstype(int fd, int pid, char *type, size_t len)
+static const char *fd_is_memory(int fd)
 {
-	char path[64], line[128];
-	long mnt = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "mnt_id: %ld", &mnt) == 1)
-			break;
-	fclose(f);
-	if (mnt < 0)
-		return false;
-	if (mount_type("/proc/self/mountinfo", mnt, type, len))
-		return true;
-	snprintf(path, sizeof(path), "/proc/%d/mountinfo", pid);
-	return pid > 0 && mount_type(path, mnt, type, len);
+	if (fcntl(fd, F_GET_SEALS) < 0)
+		return "memory that is not shared memory (a memfd, or a file on tmpfs or hugetlbfs)";
+	return NULL;
 }
 
-/* Is @fd shared memory the switch may map?  NULL if so, else why not */
-static const char *fd_is_memory(int fd, int pid)
-{
-	char name[256], type[64];
+enum notifier { KICK, CALL, ERR };
 
-	if (!fd_link(fd, name, sizeof(name)))
-		return "a descriptor /proc cannot name";
-	if (!strncmp(name, "/memfd:", 7))
-		return NULL;
-	if (name[0] != '/')
-		return "memory that is not a file";
-	if (!fd_fstype(fd, pid, type, sizeof(type)))
-		return "memory on a mount the switch cannot see";
-	if (!strcmp(type, "tmpfs") || !strcmp(type, "hugetlbfs"))
-		return NULL;
-	return "memory on a file system other than tmpfs or hugetlbfs";
-}
-
-/*
- * Is @fd an eventfd, a pipe or a unix socket (UML's virtio_uml calls
- * through a socket pair)?  NULL if so, else why not
- */
-static const char *fd_is_notifier(int fd)
+/* Is the unix socket @fd one that could be a notifier?  NULL if so */
+static const char *sock_notifier(int fd, enum notifier kind)
 {
-	int fl, domain = 0;
+	static const char *const not_unix[] = {
+		[KICK] = "a kick descriptor that is a socket but not a unix one",
+		[CALL] = "a call descriptor that is a socket but not a unix one",
+		[ERR] = "an error descriptor that is a socket but not a unix one",
+	};
+	int domain = 0, listening = 0, off = 0;
 	socklen_t len = sizeof(domain);
-	char name[256];
 
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0 ||
+	    domain != AF_UNIX)
+		return not_unix[kind];
+	/*
+	 * QEMU kicks and is called through eventfds; virtio_uml kicks through
+	 * an eventfd and is called through a socket pair.  The switch only
+	 * writes a call socket, and a socket it read could bring descriptors
+	 * in whose release waits (a lingering TCP socket, a FUSE file):
+	 * kicks are never sockets.
+	 */
+	if (kind == KICK)
+		return "a kick descriptor that is a socket (only an eventfd or a pipe)";
+	len = sizeof(listening);
+	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) < 0 ||
+	    listening)
+		return "a call or error descriptor that is a listening socket";
+	/* no more descriptors in; those queued already go with the closer */
+	(void)setsockopt(fd, SOL_SOCKET, SO_PASSRIGHTS, &off, sizeof(off));
+	return NULL;
+}
+
+/*
+ * Is @fd an eventfd, a pipe or (for calls) a unix socket, open the way
+ * the switch uses it?  NULL if so, else why not.  @sock: it is a socket.
+ */
+static const char *fd_is_notifier(int fd, enum notifier kind, bool *sock)
+{
+	int fl, acc;
+	char name[256];
+	const char *why;
+
+	*sock = false;
 	if (!fd_link(fd, name, sizeof(name)))
 		return "a descriptor /proc cannot name";
-	if (!strncmp(name, "socket:[", 8) &&
-	    (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0 ||
-	     domain != AF_UNIX))
-		return "a kick or call descriptor that is a socket but not a unix one";
-	if (strcmp(name, "anon_inode:[eventfd]") && strncmp(name, "pipe:[", 6) &&
-	    strncmp(name, "socket:[", 8))
+	if (!strncmp(name, "socket:[", 8)) {
+		why = sock_notifier(fd, kind);
+		if (why)
+			return why;
+		*sock = true;
+	} else if (strcmp(name, "anon_inode:[eventfd]") &&
+		   strncmp(name, "pipe:[", 6)) {
 		return "a kick or call descriptor that is no eventfd, pipe or unix socket";
-	/* the switch never waits on one, whatever the frontend does */
+	}
 	fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+	if (fl < 0)
+		return "a kick or call descriptor the switch cannot look at";
+	/* a kick the switch cannot read, or a call it cannot write */
+	acc = fl & O_ACCMODE;
+	if (kind == KICK && acc != O_RDONLY && acc != O_RDWR)
+		return "a kick descriptor not open for reading";
+	if (kind == CALL && acc != O_WRONLY && acc != O_RDWR)
+		return "a call descriptor not open for writing";
+	/* the switch never waits on one, whatever the frontend does */
+	if (fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
 		return "a kick or call descriptor that cannot be non-blocking";
 	return NULL;
 }
@@ -260,6 +260,25 @@ static void unmap_all(struct vs_vh_region *r, unsigned int n)
 			munmap(r[i].map, r[i].maplen);
 }
 
+static uint64_t mapped_of(const struct vs_vh_region *r, unsigned int n)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		sum += r[i].maplen;
+	return sum;
+}
+
+/* @v's mappings are @bytes now: the switch's total follows */
+static void set_mapped(struct vs_vhost *v, const struct vs_vh_env *env,
+		       uint64_t bytes)
+{
+	if (env->mem)
+		*env->mem->all = *env->mem->all - v->st.mapped + bytes;
+	v->st.mapped = bytes;
+}
+
 /*
  * @len bytes at @addr in one region, as the switch sees them; @uva: an
  * address in the frontend's own address space, else a guest physical one
@@ -294,12 +313,61 @@ static bool overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 	return a < b + blen && b < a + alen;
 }
 
-/* The region table of a SET_MEM_TABLE, checked and mapped, or why not */
-static const char *map_regions(struct vs_vhost *v, const uint8_t *pl,
-			       unsigned int size, struct vs_vh_region *r,
-			       unsigned int *nr)
+/*
+ * Region @i of a SET_MEM_TABLE payload, checked against those before it;
+ * *@pstart: the file offset its mapping starts at, *@off: the region's
+ */
+static const char *region_of(const uint8_t *pl, unsigned int i,
+			     struct vs_vh_region *r, uint64_t *pstart,
+			     uint64_t *off)
 {
-	unsigned int n, i, k;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t f[4], end, start;
+	unsigned int k;
+
+	memcpy(f, pl + 8 + i * 32, sizeof(f));
+	r[i] = (struct vs_vh_region){ .gpa = f[0], .size = f[1], .uva = f[2] };
+	if (!f[1] || f[0] + f[1] < f[0] || f[2] + f[1] < f[2] ||
+	    __builtin_add_overflow(f[3], f[1], &end) || end > (uint64_t)INT64_MAX)
+		return "memory region of no size or past the end";
+	for (k = 0; k < i; k++)
+		if (overlap(r[k].gpa, r[k].size, f[0], f[1]) ||
+		    overlap(r[k].uva, r[k].size, f[2], f[1]))
+			return "memory regions that overlap";
+	/* only the region is mapped, from the page its offset is in */
+	start = f[3] & ~(uint64_t)(page - 1);
+	if (end - start > (uint64_t)SIZE_MAX)
+		return "memory region larger than the switch can map";
+	r[i].maplen = end - start;
+	*pstart = start;
+	*off = f[3];
+	return NULL;
+}
+
+/*
+ * Would @bytes of mappings for @v (instead of what it has now) stay
+ * within the caps?  NULL if so, else which one it passes
+ */
+static const char *mem_capped(struct vs_vhost *v, const struct vs_vh_mem *mem,
+			      uint64_t bytes)
+{
+	if (!mem)
+		return NULL;
+	if (bytes > mem->max)
+		return "guest memory beyond --vhost-mem-max";
+	if (bytes > mem->all_max || *mem->all - v->st.mapped > mem->all_max - bytes)
+		return "guest memory beyond --vhost-mem-total (all frontends together)";
+	return NULL;
+}
+
+/* The region table of a SET_MEM_TABLE, checked and mapped, or why not */
+static const char *map_regions(struct vs_vhost *v, const struct vs_vh_env *env,
+			       const uint8_t *pl, unsigned int size,
+			       struct vs_vh_region *r, unsigned int *nr)
+{
+	uint64_t total = 0, start[VS_VH_REGIONS], off[VS_VH_REGIONS];
+	unsigned int n, i;
+	const char *why;
 	uint32_t n32;
 
 	if (size < 8)
@@ -312,36 +380,35 @@ static const char *map_regions(struct vs_vhost *v, const uint8_t *pl,
 		return "memory table shorter than its regions";
 	if (v->nmsgfd != n)
 		return "memory table without one descriptor a region";
+	/* everything checked, the caps too, before anything is mapped */
 	for (i = 0; i < n; i++) {
-		uint64_t f[4], end;
-		const char *why;
 		struct stat st;
-		void *m;
 
-		memcpy(f, pl + 8 + i * 32, sizeof(f));
-		r[i] = (struct vs_vh_region){
-			.gpa = f[0], .size = f[1], .uva = f[2],
-		};
-		if (!f[1] || f[0] + f[1] < f[0] || f[2] + f[1] < f[2] ||
-		    __builtin_add_overflow(f[3], f[1], &end) ||
-		    end > (uint64_t)SIZE_MAX)
-			return "memory region of no size or past the end";
-		for (k = 0; k < i; k++)
-			if (overlap(r[k].gpa, r[k].size, f[0], f[1]) ||
-			    overlap(r[k].uva, r[k].size, f[2], f[1]))
-				return "memory regions that overlap";
-		why = fd_is_memory(v->msgfd[i], v->pid);
+		why = region_of(pl, i, r, &start[i], &off[i]);
 		if (why)
 			return why;
-		if (fstat(v->msgfd[i], &st) < 0 || (uint64_t)st.st_size < end)
+		why = fd_is_memory(v->msgfd[i]);
+		if (why)
+			return why;
+		if (fstat(v->msgfd[i], &st) < 0 ||
+		    (uint64_t)st.st_size < start[i] + r[i].maplen)
 			return "memory region past the end of its file";
-		m = mmap(NULL, end, PROT_READ | PROT_WRITE, MAP_SHARED,
-			 v->msgfd[i], 0);
+		total += r[i].maplen;
+	}
+	why = mem_capped(v, env->mem, total);
+	if (why) {
+		(*env->mem->refused)++;
+		return why;
+	}
+	for (i = 0; i < n; i++) {
+		void *m;
+
+		m = mmap(NULL, r[i].maplen, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 v->msgfd[i], (off_t)start[i]);
 		if (m == MAP_FAILED)
 			return "memory region the switch cannot map";
 		r[i].map = m;
-		r[i].maplen = end;
-		r[i].host = (uint8_t *)m + f[3];
+		r[i].host = (uint8_t *)m + (off[i] - start[i]);
 		*nr = i + 1;
 	}
 	return NULL;
@@ -448,9 +515,24 @@ static const char *set_kick(struct vs_vhost *v, const struct vs_vh_env *env,
 		close_own(&vq->kick_fd);
 	}
 	vq->kick_fd = fd;
+	vq->kick_idle = 0;
 	if (fd >= 0 && env->kick(env->arg, q, fd, true) < 0)
 		return "a kick descriptor the switch cannot wait on";
 	return NULL;
+}
+
+/*
+ * The call descriptor goes: a socket by the closer (descriptors may wait
+ * in it), an eventfd or a pipe here
+ */
+static void drop_call(struct vs_vq *vq, const struct vs_vh_env *env)
+{
+	if (vq->call_fd >= 0 && vq->call_sock)
+		env->drop_fd(env->arg, vq->call_fd);
+	else
+		close_own(&vq->call_fd);
+	vq->call_fd = -1;
+	vq->call_sock = false;
 }
 
 static void vq_reset(struct vs_vhost *v, const struct vs_vh_env *env,
@@ -459,24 +541,27 @@ static void vq_reset(struct vs_vhost *v, const struct vs_vh_env *env,
 	struct vs_vq *vq = &v->vq[q];
 
 	set_kick(v, env, q, -1);
-	close_own(&vq->call_fd);
+	drop_call(vq, env);
 	memset(vq, 0, sizeof(*vq));
 	vq->kick_fd = -1;
 	vq->call_fd = -1;
 }
 
-static const char *set_mem_table(struct vs_vhost *v, const uint8_t *pl,
-				 uint32_t size)
+static const char *set_mem_table(struct vs_vhost *v,
+				 const struct vs_vh_env *env,
+				 const uint8_t *pl, uint32_t size)
 {
 	struct vs_vh_region r[VS_VH_REGIONS], old[VS_VH_REGIONS];
 	unsigned int nr = 0, nold = v->nregions, q;
 	const char *why;
 
-	why = map_regions(v, pl, size, r, &nr);
+	memset(r, 0, sizeof(r));
+	why = map_regions(v, env, pl, size, r, &nr);
 	if (why) {
 		unmap_all(r, nr);
 		return why;
 	}
+	set_mapped(v, env, mapped_of(r, nr));
 	/* shared memory, checked: closing it cannot wait */
 	for (q = 0; q < v->nmsgfd; q++)
 		close_own(&v->msgfd[q]);
@@ -494,7 +579,10 @@ static const char *set_mem_table(struct vs_vhost *v, const uint8_t *pl,
 static const char *set_vring_fd(struct vs_vhost *v, const struct vs_vh_env *env,
 				uint32_t req, const uint8_t *pl, uint32_t size)
 {
+	enum notifier kind = req == VHU_SET_VRING_KICK ? KICK :
+			     req == VHU_SET_VRING_CALL ? CALL : ERR;
 	const char *why = NULL;
+	bool sock = false;
 	struct vs_vq *vq;
 	uint64_t u;
 	int fd = -1;
@@ -514,22 +602,24 @@ static const char *set_vring_fd(struct vs_vhost *v, const struct vs_vh_env *env,
 	} else {
 		if (v->nmsgfd != 1)
 			return "a ring message without exactly one descriptor";
-		why = fd_is_notifier(v->msgfd[0]);
+		why = fd_is_notifier(v->msgfd[0], kind, &sock);
 		if (why)
 			return why;
+		/* SET_VRING_ERR: the switch reports no ring errors (dropped) */
+		if (kind == ERR)
+			return NULL;
 		fd = take_fd(v, 0);
 	}
-	switch (req) {
-	case VHU_SET_VRING_KICK:
+	switch (kind) {
+	case KICK:
 		why = set_kick(v, env, vq - v->vq, fd);
 		return why ? why : vq_start(v, vq);
-	case VHU_SET_VRING_CALL:
-		close_own(&vq->call_fd);
+	case CALL:
+		drop_call(vq, env);
 		vq->call_fd = fd;
+		vq->call_sock = sock;
 		return NULL;
 	default:
-		/* SET_VRING_ERR: the switch reports no ring errors */
-		close_own(&fd);
 		return NULL;
 	}
 }
@@ -685,7 +775,7 @@ static const char *handle(struct vs_vhost *v, const struct vs_vh_env *env,
 		v->features_set = false;
 		return NULL;
 	case VHU_SET_MEM_TABLE:
-		return set_mem_table(v, pl, size);
+		return set_mem_table(v, env, pl, size);
 	case VHU_SET_VRING_NUM:
 	case VHU_SET_VRING_BASE:
 	case VHU_SET_VRING_ENABLE:
@@ -730,14 +820,20 @@ static void message(struct vs_vhost *v, const struct vs_vh_env *env)
 	drop_msg_fds(v, env);
 }
 
-/* Descriptors that came with a piece of the message */
+/*
+ * Descriptors that came with a piece of the message: the first 8 are the
+ * message's, any more go to the closer at once and end the frontend.
+ * There is room for all a message can carry (VHU_FDS_ROOM), so the
+ * kernel never has to release one itself; if it did (MSG_CTRUNC), that
+ * is the end too.
+ */
 static void collect_fds(struct vs_vhost *v, const struct vs_vh_env *env,
 			struct msghdr *mh)
 {
 	struct cmsghdr *c;
 
 	if (mh->msg_flags & MSG_CTRUNC)
-		v->broken = "more than 8 descriptors with one message";
+		v->broken = "descriptors the switch had no room for";
 	for (c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
 		unsigned int n, i;
 		int fd;
@@ -768,7 +864,7 @@ int vs_vh_input(struct vs_vhost *v, const struct vs_vh_env *env)
 	while (!v->broken && budget--) {
 		union {
 			struct cmsghdr align;
-			uint8_t buf[CMSG_SPACE(VHU_FDS_MAX * sizeof(int))];
+			uint8_t buf[CMSG_SPACE(VHU_FDS_ROOM * sizeof(int))];
 		} ctl;
 		uint32_t h[3];
 		unsigned int need = VHU_HDR_LEN;
@@ -821,13 +917,12 @@ int vs_vh_input(struct vs_vhost *v, const struct vs_vh_env *env)
 	return v->broken ? -1 : 0;
 }
 
-void vs_vh_init(struct vs_vhost *v, int fd, int pid)
+void vs_vh_init(struct vs_vhost *v, int fd)
 {
 	unsigned int q;
 
 	memset(v, 0, sizeof(*v));
 	v->fd = fd;
-	v->pid = pid;
 	v->hdr_len = 10;
 	for (q = 0; q < VS_VH_QUEUES; q++) {
 		v->vq[q].kick_fd = -1;
@@ -849,5 +944,6 @@ void vs_vh_fini(struct vs_vhost *v, const struct vs_vh_env *env)
 		vq_reset(v, env, q);
 	unmap_all(v->r, v->nregions);
 	v->nregions = 0;
+	set_mapped(v, env, 0);
 	track(v, false);
 }

@@ -58,6 +58,12 @@ enum {
 /* the largest payload: a memory table of 8 regions (8 + 8 * 32 bytes) */
 #define VHU_PAYLOAD_MAX		264
 #define VHU_FDS_MAX		8
+/*
+ * descriptors one receive makes room for: the kernel's SCM_MAX_FD, all a
+ * message can carry, so that none is ever left for the kernel to release
+ * inside recvmsg() on the switch's thread
+ */
+#define VHU_FDS_ROOM		253
 #define VHU_VRING_IDX_MASK	0xffu
 #define VHU_VRING_NOFD		(1u << 8)
 
@@ -93,6 +99,12 @@ enum {
  * (a 64 KiB frame in 64-byte buffers)
  */
 #define VS_VH_IOV_MAX		1024
+/*
+ * descriptors the switch reads for one frame, zero-length ones and
+ * indirect table pointers included, over every chain the frame spans:
+ * past it the guest is breaking the ring, not posting buffers
+ */
+#define VS_VH_DESC_BUDGET	VS_VH_IOV_MAX
 /* the configuration space a virtio-net device shows: mac, status, pairs, mtu */
 #define VS_VH_CONFIG_LEN	12
 
@@ -121,6 +133,8 @@ struct vs_vq {
 	bool started;
 	int kick_fd;
 	int call_fd;
+	bool call_sock;			/* call_fd is a unix socket (virtio_uml) */
+	uint8_t kick_idle;		/* wake-ups in a row with nothing to read */
 };
 
 /* a frontend's counters, shown by ctl stats (vs_vhost_stat_desc) */
@@ -130,11 +144,11 @@ struct vs_vh_stats {
 	uint64_t calls;			/* calls written */
 	uint64_t rx_no_room;		/* times a frame found no guest buffer */
 	uint64_t rx_bufs;		/* receive buffers filled */
+	uint64_t mapped;		/* bytes of its memory mapped now */
 };
 
 struct vs_vhost {
 	int fd;
-	int pid;			/* the frontend's process, 0 unknown */
 	uint64_t features;		/* acked by SET_FEATURES */
 	uint64_t protocol;		/* acked protocol features */
 	bool owner;
@@ -157,6 +171,18 @@ struct vs_vhost {
 };
 
 /*
+ * Guest memory the switch maps: at most @max bytes for one frontend,
+ * @all_max for all together (*@all now); *@refused counts the memory
+ * tables turned away for it.
+ */
+struct vs_vh_mem {
+	uint64_t max;
+	uint64_t all_max;
+	uint64_t *all;
+	uint64_t *refused;
+};
+
+/*
  * The switch side of a connection: descriptors the switch may not close
  * itself (a close can wait for ever on some files) go to @drop_fd.
  */
@@ -165,11 +191,11 @@ struct vs_vh_env {
 	/* wait on queue @q's kick descriptor @fd, or no longer (@add false) */
 	int (*kick)(void *arg, unsigned int q, int fd, bool add);
 	void *arg;
-	unsigned int max_frame;		/* the largest frame, header aside */
+	const struct vs_vh_mem *mem;	/* caps on guest memory, or NULL */
 };
 
 /* vhost.c */
-void vs_vh_init(struct vs_vhost *v, int fd, int pid);
+void vs_vh_init(struct vs_vhost *v, int fd);
 void vs_vh_fini(struct vs_vhost *v, const struct vs_vh_env *env);
 int vs_vh_input(struct vs_vhost *v, const struct vs_vh_env *env);
 void *vs_vh_xlate(const struct vs_vhost *v, uint64_t gpa, uint64_t len);
@@ -187,7 +213,7 @@ struct vs_vh_frame {
 	uint16_t head;
 };
 int vs_vq_pop(struct vs_vhost *v, unsigned int q, struct vs_vh_frame *f,
-	      bool writable);
+	      bool writable, unsigned int *budget);
 void vs_vq_push(struct vs_vhost *v, unsigned int q, uint16_t head,
 		uint32_t len);
 void vs_vq_notify(struct vs_vhost *v, unsigned int q);

@@ -27,9 +27,13 @@
  */
 #define VH_TX_BUDGET	VS_BATCH
 
+_Static_assert(VHU_FDS_ROOM == VS_FDS_MAX,
+	       "a vhost-user receive makes room for all a message can carry");
+
 struct vh_ctx {
 	struct vs_switch *sw;
 	struct vs_port *p;
+	struct vs_vh_mem mem;
 };
 
 static void ctx_drop_fd(void *arg, int fd)
@@ -97,10 +101,15 @@ static void log_broken(struct vs_switch *sw, const struct vs_port *p)
 }
 
 #define VH_ENV(env, ctx, sw_, p_)					\
-	struct vh_ctx ctx = { .sw = (sw_), .p = (p_) };			\
+	struct vh_ctx ctx = { .sw = (sw_), .p = (p_), .mem = {		\
+		.max = (sw_)->cfg.vhost_mem_max << 20,			\
+		.all_max = (sw_)->cfg.vhost_mem_total << 20,		\
+		.all = &(sw_)->st.vhost_mapped,				\
+		.refused = &(sw_)->st.vhost_mem_refused,		\
+	} };								\
 	const struct vs_vh_env env = {					\
 		.drop_fd = ctx_drop_fd, .kick = ctx_kick,		\
-		.arg = &ctx,						\
+		.arg = &ctx, .mem = &ctx.mem,				\
 	}
 
 /* The port goes if its frontend broke the protocol or lost its memory */
@@ -120,7 +129,11 @@ static bool gone(struct vs_switch *sw, struct vs_port *p)
 	return true;
 }
 
-/* Before the port's connection closes: all its frontend handed over goes */
+/*
+ * All the frontend handed over goes, and its connection: by the closer,
+ * since messages with descriptors may still wait in it, unread, and the
+ * kernel releases them when the connection closes
+ */
 static void detach(struct vs_switch *sw, struct vs_port *p)
 {
 	VH_ENV(env, ctx, sw, p);
@@ -132,6 +145,10 @@ static void detach(struct vs_switch *sw, struct vs_port *p)
 	vs_vh_fini(p->vhost.vh, &env);
 	free(p->vhost.vh);
 	p->vhost.vh = NULL;
+	if (p->fd >= 0) {
+		vs_close_later(sw, p->fd);
+		p->fd = -1;
+	}
 }
 
 int vs_vhost_attach(struct vs_switch *sw, struct vs_port *p)
@@ -146,7 +163,7 @@ int vs_vhost_attach(struct vs_switch *sw, struct vs_port *p)
 		vs_vh_sigbus_init();
 		sigbus_set = true;
 	}
-	vs_vh_init(p->vhost.vh, p->fd, p->has_owner ? p->owner_pid : 0);
+	vs_vh_init(p->vhost.vh, p->fd);
 	p->detach = detach;
 	return 0;
 }
@@ -400,7 +417,11 @@ static void tx_poll(struct vs_switch *sw, struct vs_port *p)
 
 	set_busy(sw, p, false);
 	for (;;) {
-		while (n < VH_TX_BUDGET && vs_vq_pop(v, VS_VH_TXQ, &f, false) > 0) {
+		while (n < VH_TX_BUDGET) {
+			unsigned int budget = VS_VH_DESC_BUDGET;
+
+			if (vs_vq_pop(v, VS_VH_TXQ, &f, false, &budget) <= 0)
+				break;
 			/* a disabled queue's frames are taken and dropped */
 			if (v->vq[VS_VH_TXQ].enabled)
 				tx_frame(sw, p, &f, &t);

@@ -73,9 +73,13 @@ static int map_buf(struct vs_vhost *v, uint64_t gpa, uint32_t len,
 	return 0;
 }
 
-/* The chain at @head, mapped into @f; @writable: a receive buffer */
+/*
+ * The chain at @head, mapped into @f; @writable: a receive buffer.
+ * Every descriptor read takes one from *@budget, the frame's: a chain of
+ * empty descriptors costs as much as one of full ones.
+ */
 static int walk(struct vs_vhost *v, struct vs_vq *vq, uint16_t head,
-		struct vs_vh_frame *f, bool writable)
+		struct vs_vh_frame *f, bool writable, unsigned int *budget)
 {
 	const volatile struct vring_desc *table = vq->desc;
 	unsigned int size = vq->num, i = head, steps = 0;
@@ -93,6 +97,9 @@ static int walk(struct vs_vhost *v, struct vs_vq *vq, uint16_t head,
 			return broke(v, "a descriptor index past its table");
 		if (++steps > size)
 			return broke(v, "a descriptor chain longer than its table (a loop)");
+		if (!*budget)
+			return broke(v, "a frame in more than 1024 descriptors");
+		(*budget)--;
 		addr = table[i].addr;
 		len = table[i].len;
 		flags = table[i].flags;
@@ -125,6 +132,9 @@ static int walk(struct vs_vhost *v, struct vs_vq *vq, uint16_t head,
 			break;
 		i = next;
 	}
+	/* room for nothing: it could only be taken and put back, for ever */
+	if (writable && !total)
+		return broke(v, "a receive buffer of no length");
 	f->len = total > UINT32_MAX ? UINT32_MAX : total;
 	return 0;
 }
@@ -134,10 +144,11 @@ static int walk(struct vs_vhost *v, struct vs_vq *vq, uint16_t head,
  * queue does not run), -1 when the guest broke the ring.  A transmit
  * queue that was started but is disabled is still emptied (its frames
  * are dropped by the caller), as the protocol asks; a receive queue is
- * not filled then.
+ * not filled then.  *@budget: descriptors the frame may still take
+ * (VS_VH_DESC_BUDGET for a frame in one chain).
  */
 int vs_vq_pop(struct vs_vhost *v, unsigned int q, struct vs_vh_frame *f,
-	      bool writable)
+	      bool writable, unsigned int *budget)
 {
 	struct vs_vq *vq = &v->vq[q];
 	uint16_t avail, head;
@@ -150,7 +161,7 @@ int vs_vq_pop(struct vs_vhost *v, unsigned int q, struct vs_vh_frame *f,
 	if (avail == vq->last_avail)
 		return 0;
 	head = vq->avail->ring[vq->last_avail & (vq->num - 1)];
-	if (walk(v, vq, head, f, writable) < 0)
+	if (walk(v, vq, head, f, writable, budget) < 0)
 		return -1;
 	vq->last_avail++;
 	return 1;
@@ -234,18 +245,28 @@ bool vs_vq_rearm(struct vs_vhost *v, unsigned int q, bool rx)
 	return load16(&vq->avail->idx) != vq->last_avail;
 }
 
-/* Empty queue @q's kick descriptor; true if the guest had kicked */
+/*
+ * A kick descriptor that woke the loop this many times in a row with
+ * nothing to read is always ready: it would keep the loop spinning
+ */
+#define KICK_IDLE_MAX	8
+
+/*
+ * Empty queue @q's kick descriptor, which the loop found ready; true if
+ * the guest had kicked
+ */
 bool vs_vq_drain_kick(struct vs_vhost *v, unsigned int q)
 {
+	struct vs_vq *vq = &v->vq[q];
 	uint8_t buf[64];
 	bool kicked = false;
 	int i;
 
-	if (v->vq[q].kick_fd < 0)
+	if (vq->kick_fd < 0)
 		return false;
 	/* an eventfd gives its count at once; a pipe holds up to 64 KiB */
 	for (i = 0; i < 16; i++) {
-		ssize_t r = read(v->vq[q].kick_fd, buf, sizeof(buf));
+		ssize_t r = read(vq->kick_fd, buf, sizeof(buf));
 
 		/*
 		 * the other end closed: the descriptor would wake the loop
@@ -253,12 +274,18 @@ bool vs_vq_drain_kick(struct vs_vhost *v, unsigned int q)
 		 */
 		if (!r)
 			broke(v, "its kick descriptor's other end was closed");
+		if (r < 0 && errno != EAGAIN && errno != EINTR)
+			broke(v, "its kick descriptor fails to read");
 		if (r <= 0)
 			break;
 		kicked = true;
 	}
-	if (kicked)
+	if (kicked) {
 		v->st.kicks++;
+		vq->kick_idle = 0;
+	} else if (++vq->kick_idle >= KICK_IDLE_MAX) {
+		broke(v, "its kick descriptor is always ready with nothing to read");
+	}
 	return kicked;
 }
 
@@ -309,6 +336,7 @@ int vs_vq_deliver(struct vs_vhost *v, const struct iovec *src,
 	struct { uint16_t head; uint32_t len; } used[VS_VH_IOV_MAX];
 	bool mrg = vs_vh_has(v, VN_F_MRG_RXBUF);
 	unsigned int nbuf = 0, done = 0, si = 0, i;
+	unsigned int budget = VS_VH_DESC_BUDGET;
 	struct vs_vh_frame f;
 	uint8_t *hdr = NULL;
 	size_t soff = 0;
@@ -322,7 +350,7 @@ int vs_vq_deliver(struct vs_vhost *v, const struct iovec *src,
 			vs_vq_unpop(v, VS_VH_RXQ, nbuf);
 			return -EMSGSIZE;
 		}
-		r = vs_vq_pop(v, VS_VH_RXQ, &f, true);
+		r = vs_vq_pop(v, VS_VH_RXQ, &f, true, &budget);
 		if (r < 0)
 			return -EIO;
 		if (!r) {

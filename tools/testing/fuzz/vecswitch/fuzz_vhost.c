@@ -8,9 +8,16 @@
  * code hands out must lie inside the guest's mapping, every length must
  * add up, and nothing may crash or run away.
  *
+ * The message bytes come in pieces, each with descriptors of kinds the
+ * fuzzer picks (eventfds, either end of a pipe, memfds, unix sockets with
+ * a descriptor queued in them, more than a message may carry): whatever
+ * the switch does not keep must reach the closer (drop_fd here), none
+ * may be lost or closed twice, and every caps and counter must add up.
+ *
  * Input: 24 bytes of set-up, then up to 4 KiB of guest memory, then the
- * message bytes.
+ * message bytes, each piece led by a length byte and a descriptor byte.
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,11 +29,25 @@
 #include "vhost.h"
 
 #define MEM_LEN		65536
+/* descriptors one piece of the message bytes may carry */
+#define PIECE_FDS	12
 
+/* a descriptor handed to the closer: one the switch holds, open */
 static void drop_fd(void *arg, int fd)
 {
 	(void)arg;
+	FZ_ASSERT(fcntl(fd, F_GETFD) >= 0);
 	close(fd);
+}
+
+/* The lowest free descriptor number: the same after an input as before */
+static int lowest_free(void)
+{
+	int fd = dup(0);
+
+	FZ_ASSERT(fd >= 0);
+	close(fd);
+	return fd;
 }
 
 static int kick(void *arg, unsigned int q, int fd, bool add)
@@ -38,7 +59,100 @@ static int kick(void *arg, unsigned int q, int fd, bool add)
 	return 0;
 }
 
-static const struct vs_vh_env env = { .drop_fd = drop_fd, .kick = kick };
+static uint64_t mapped_all, mem_refused;
+static const struct vs_vh_mem mem_caps = {
+	.max = 3 * MEM_LEN,
+	.all_max = 4 * MEM_LEN,
+	.all = &mapped_all,
+	.refused = &mem_refused,
+};
+static const struct vs_vh_env env = {
+	.drop_fd = drop_fd, .kick = kick, .mem = &mem_caps,
+};
+
+/* A descriptor of kind @k (a byte of the fuzzer's), or -1 */
+static int make_fd(uint8_t k, int mfd)
+{
+	int p[2], fd = -1;
+
+	switch (k % 6) {
+	case 0:
+		return eventfd(0, EFD_CLOEXEC);
+	case 1:
+	case 2:
+		if (pipe2(p, O_CLOEXEC) < 0)
+			return -1;
+		close(p[k % 6 == 1 ? 1 : 0]);
+		return p[k % 6 == 1 ? 0 : 1];
+	case 3:
+		return fcntl(mfd, F_DUPFD_CLOEXEC, 0);
+	default:
+		/* a unix socket, with a descriptor waiting in it (case 5) */
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) < 0)
+			return -1;
+		if (k % 6 == 5) {
+			fd = eventfd(0, EFD_CLOEXEC);
+			if (fd >= 0) {
+				union {
+					struct cmsghdr align;
+					uint8_t buf[CMSG_SPACE(sizeof(int))];
+				} c;
+				struct iovec iov = { (void *)"x", 1 };
+				struct msghdr mh = {
+					.msg_iov = &iov, .msg_iovlen = 1,
+					.msg_control = c.buf,
+					.msg_controllen = sizeof(c.buf),
+				};
+				struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+
+				cm->cmsg_level = SOL_SOCKET;
+				cm->cmsg_type = SCM_RIGHTS;
+				cm->cmsg_len = CMSG_LEN(sizeof(int));
+				memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+				(void)sendmsg(p[0], &mh, MSG_DONTWAIT);
+				close(fd);
+			}
+		}
+		close(p[0]);
+		return p[1];
+	}
+}
+
+/*
+ * @len bytes of the message stream with @n descriptors of the kinds in
+ * @kinds: those the switch does not keep come back through drop_fd
+ */
+static void send_piece(int sock, const uint8_t *bytes, size_t len,
+		       const uint8_t *kinds, unsigned int n, int mfd)
+{
+	union {
+		struct cmsghdr align;
+		uint8_t buf[CMSG_SPACE(PIECE_FDS * sizeof(int))];
+	} c;
+	struct iovec iov = { (void *)bytes, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int fds[PIECE_FDS];
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		fds[k] = make_fd(kinds[i], mfd);
+		k += fds[k] >= 0;
+	}
+	if (k) {
+		struct cmsghdr *cm;
+
+		mh.msg_control = c.buf;
+		mh.msg_controllen = CMSG_SPACE(k * sizeof(int));
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(k * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, k * sizeof(int));
+	}
+	(void)sendmsg(sock, &mh, MSG_DONTWAIT);
+	for (i = 0; i < k; i++)
+		close(fds[i]);
+}
 
 /* One message, header and payload, with at most one descriptor */
 static void send_msg(int fd, uint32_t req, const void *pl, uint32_t size,
@@ -112,7 +226,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct iovec iov[2];
 	struct vs_vhost v;
 	uint64_t u, reg[5];
-	int sv[2], mfd, efd, n;
+	int sv[2], mfd, efd, n, mark;
 	uint8_t *mem;
 	size_t got;
 	unsigned int q;
@@ -120,6 +234,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	setup = fz_bytes(&in, 24, &got);
 	if (got < 24)
 		return 0;
+	mark = lowest_free();
 	mfd = memfd_create("fuzz-guest", MFD_CLOEXEC);
 	FZ_ASSERT(mfd >= 0 && ftruncate(mfd, MEM_LEN) == 0);
 	mem = mmap(NULL, MEM_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
@@ -128,7 +243,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (n = 0; n < MEM_LEN / 4096; n++)
 		memcpy(mem + n * 4096, bytes, got);
 	FZ_ASSERT(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) == 0);
-	vs_vh_init(&v, sv[0], 0);
+	vs_vh_init(&v, sv[0]);
 
 	/* a set-up a frontend could send, its numbers the fuzzer's */
 	send_msg(sv[1], VHU_SET_OWNER, NULL, 0, -1);
@@ -175,8 +290,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (n = 0; n < 2; n++) {
 		unsigned int k;
 
-		for (k = 0; k < 64 && vs_vq_pop(&v, VS_VH_TXQ, &f, false) > 0;
-		     k++) {
+		for (k = 0; k < 64; k++) {
+			unsigned int budget = VS_VH_DESC_BUDGET;
+
+			if (vs_vq_pop(&v, VS_VH_TXQ, &f, false, &budget) <= 0)
+				break;
+			FZ_ASSERT(budget < VS_VH_DESC_BUDGET);
 			check_frame(&f, v.nregions ? v.r[0].map : mem);
 			vs_vq_push(&v, VS_VH_TXQ, f.head, 0);
 		}
@@ -191,17 +310,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				break;
 		vs_vq_notify(&v, VS_VH_RXQ);
 		vs_vq_rearm(&v, VS_VH_RXQ, true);
-		if (!n) {
-			bytes = fz_bytes(&in, in.left < 8192 ? in.left : 8192, &got);
-			if (got && write(sv[1], bytes, got) < 0)
-				break;
+		/* the message bytes, in pieces with descriptors */
+		for (k = 0; !n && k < 64 && in.left; k++) {
+			const uint8_t *kinds;
+			uint8_t len = fz_u8(&in), nfd = fz_u8(&in);
+			size_t nk;
+
+			bytes = fz_bytes(&in, len, &got);
+			kinds = fz_bytes(&in, nfd % (PIECE_FDS + 1), &nk);
+			send_piece(sv[1], bytes, got, kinds, nk, mfd);
 			pump(&v, sv[1]);
+			if (v.broken)
+				break;
 		}
 	}
+	FZ_ASSERT(mapped_all == v.st.mapped);
+	FZ_ASSERT(v.st.mapped <= mem_caps.max);
 	vs_vh_fini(&v, &env);
+	FZ_ASSERT(mapped_all == 0 && v.st.mapped == 0);
 	close(sv[0]);
 	close(sv[1]);
 	close(mfd);
 	munmap(mem, MEM_LEN);
+	/* nothing the frontend sent was kept past the end, or lost */
+	FZ_ASSERT(lowest_free() == mark);
 	return 0;
 }

@@ -45,7 +45,7 @@ cases=(pair tso tso_seg rings chains reconnect rewrite hostile)
 ns=$(netns_add vhost)
 vsock=$TEST_TMP/vhost.sock
 start_switch "$ns" --vhost-user "$vsock" --dgram "$TEST_TMP/dgram.sock" \
-	--ctl "$TEST_TMP/ctl" && wait_for 5 test -S "$vsock"
+	--ctl "$TEST_TMP/ctl" --vhost-mem-total 32768 && wait_for 5 test -S "$vsock"
 check_err $? "vecswitch did not start with --vhost-user: $(tail -n 3 "$TEST_TMP/switch.log")"
 [ "$RET" -eq 0 ] || { log_test "vhost-user ports"; exit "$RET"; }
 

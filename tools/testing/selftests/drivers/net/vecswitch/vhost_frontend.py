@@ -53,6 +53,7 @@ import os
 import random
 import re
 import select
+import signal
 import socket
 import struct
 import sys
@@ -2080,14 +2081,403 @@ def case_rewrite(sw, rounds=64, batch=32):
             x.close()
 
 
+# ---- hostile, third round: what the kernel would do on the switch's thread
+
+
+class Lingering:
+    """A TCP socket on loopback whose last close waits `linger` seconds in
+    the kernel: its peer takes nothing, its send queue is full and
+    SO_LINGER is on.  Whoever drops the last reference to it (a close, or
+    the kernel releasing a descriptor nobody took) waits that long, unless
+    close() here resets the connection first."""
+
+    def __init__(self, linger=5):
+        self.lsn = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.lsn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        self.lsn.bind(("127.0.0.1", 0))
+        self.lsn.listen(1)
+        self.cli = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.cli.connect(self.lsn.getsockname())
+        self.srv, _ = self.lsn.accept()
+        self.cli.setblocking(False)
+        for _ in range(100000):
+            try:
+                self.cli.send(bytes(65536))
+            except BlockingIOError:
+                break
+        self.cli.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                            struct.pack("ii", 1, linger))
+
+    def fd(self):
+        return self.cli.fileno()
+
+    def let_go(self):
+        """Our own copy goes (not the last): the copy sent is the last"""
+        self.cli.close()
+
+    def close(self):
+        self.cli.close()
+        # unread data: the peer resets, and a close lingering returns
+        self.srv.close()
+        self.lsn.close()
+
+
+def timed_exchange(ho, what, limit=1.0):
+    """The good pair talks within `limit` seconds (normally well under
+    one millisecond) while a frontend tries to stall the switch"""
+    t0 = time.monotonic()
+    try:
+        exchange(ho.a, ho.b, f"while {what}".encode(), 800 + ho.n)
+    except Fail as e:
+        raise Fail(f"while {what}: {e}") from None
+    dt = time.monotonic() - t0
+    expect(dt < limit, f"a ping-pong of the good pair while {what}",
+           f"within {limit} s", f"{dt:.2f} s")
+
+
+def ack_of(fe, req):
+    """The ack of a message sent earlier: its value, or 'closed'"""
+    try:
+        p = fe.reply(req, timeout=2)
+    except Closed:
+        return "closed"
+    except Fail:
+        return "closed" if fe.closed_within(0.5) else None
+    return struct.unpack("<Q", p)[0] if len(p) == 8 else f"a {len(p)}-byte reply"
+
+
+class Handed:
+    """with Handed(ho, send, stop): send(lg) hands the switch a lingering
+    socket some way, while our own copy is still open; then ours goes, so
+    that the switch holds the last reference, until the block ends (then
+    the connection is reset, and any close lingering returns).  stop: the
+    switch is stopped meanwhile (SIGSTOP), so that it cannot take the
+    socket before our copy is gone (its release would not be the last)."""
+
+    def __init__(self, ho, send, stop=False):
+        self.ho, self.send, self.stop = ho, send, stop
+        self.lg = None
+
+    def __enter__(self):
+        pid = self.ho.sw.args.pid
+        if self.stop and not pid:
+            raise Skip("no --pid: the switch cannot be stopped")
+        self.lg = Lingering()
+        try:
+            if self.stop:
+                os.kill(pid, signal.SIGSTOP)
+            try:
+                self.send(self.lg)
+                self.lg.let_go()
+            finally:
+                if self.stop:
+                    os.kill(pid, signal.SIGCONT)
+        except BaseException:
+            self.lg.close()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        self.lg.close()
+        return False
+
+
+def hostile_kernel_side():
+    """Descriptors whose release the kernel would do on the switch's
+    thread, rings of empty descriptors, memory named or mounted to fool
+    the switch, mappings beyond the caps, kicks that are always ready."""
+
+    def nine_fds(ho):
+        h = H(ho, "nine descriptors with one message, the ninth lingering",
+              setup="hello")
+
+        def send(lg):
+            fds = [eventfd() for _ in range(8)]
+            try:
+                p = struct.pack("<II", 1, 0) + REGION.pack(0x100000, 4096, 0x7f0000000000, 0)
+                h.fe.send(SET_MEM_TABLE, p, fds + [lg.fd()], need_reply=True)
+            finally:
+                for fd in fds:
+                    os.close(fd)
+        with Handed(ho, send, stop=True):
+            timed_exchange(ho, "a message brings nine descriptors")
+        # the closer may have waited on it until now: so did its connection
+        return h.closed()
+
+    def notifier_holding(req):
+        rname = {SET_VRING_KICK: "kick", SET_VRING_CALL: "call",
+                 SET_VRING_ERR: "error"}[req]
+
+        def f(ho):
+            h = H(ho, f"{rname} fd a unix socket with a lingering socket in it",
+                  setup="hello")
+            ready_ring(h.fe, TXQ)
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+
+            def send(lg):
+                # queued in `theirs`; the switch (stopped) gets `theirs`,
+                # and holds the last reference to both once ours go
+                socket.send_fds(ours, [b"k"], [lg.fd()])
+                h.fe.send(req, struct.pack("<Q", TXQ), [theirs.fileno()],
+                          need_reply=True)
+                theirs.close()
+            try:
+                with Handed(ho, send, stop=True):
+                    timed_exchange(ho, f"a {rname} socket holds a lingering socket")
+                    h.outcome = ack_of(h.fe, req)
+                    if h.outcome == 0 and req == SET_VRING_KICK:
+                        ours.send(b"k")         # a kick to read
+                        timed_exchange(ho, "a kick socket is read")
+                    if h.outcome == 0:
+                        # the frontend then breaks the protocol: its port goes
+                        h.outcome = h.fe.attempt(99)
+                        timed_exchange(ho, f"a {rname} socket is closed")
+            finally:
+                ours.close()
+                theirs.close()
+            return h
+        f.__name__ = f"{rname} fd a unix socket holding a lingering socket"
+        return f
+
+    def left_in_connection(ho):
+        """a bad message, then one with a lingering socket, unread: the
+        switch drops the frontend and its connection with it"""
+        h = H(ho, "a lingering socket left unread in the connection", setup="hello")
+
+        def send(lg):
+            h.fe.send(99)
+            h.fe.send(SET_VRING_CALL, struct.pack("<Q", TXQ), [lg.fd()])
+        with Handed(ho, send, stop=True):
+            timed_exchange(ho, "a connection dropped with a lingering socket in it")
+        return h.closed()
+
+    def rx_empty_chains(ho):
+        """a 12-byte receive buffer, then the same chain of 4095 empty
+        descriptors again and again in the available ring"""
+        h = H(ho, "receive chains of empty descriptors", qsize=4096)
+        fe = h.fe
+        ring = fe.rings[RXQ]
+        ring.put_desc(0, fe.mem.alloc(64, 16, 1), 12, D_WRITE, 0)
+        for k in range(1, 4096):
+            ring.put_desc(k, 0x40000000, 0, D_WRITE | (D_NEXT if k < 4095 else 0), k + 1)
+        for k in range(4096):
+            fe.mem.st16(ring.avail + 4 + 2 * k, 0 if k == 0 else 1)
+        fe.mem.st16(ring.avail + 2, 4096)
+        fe.kick(RXQ)
+        t0 = time.monotonic()
+        for k in range(20):
+            ho.a.tx(eth(BCAST, ho.a.mac, pattern(90 + k, 1000)))
+        ho.b.rx_frames(20)
+        dt = time.monotonic() - t0
+        expect(dt < 1.0, "20 broadcasts from A reaching B", "within 1 s", f"{dt:.2f} s")
+        return h.closed()
+
+    def tx_empty_chains(ho):
+        h = H(ho, "a transmit chain of 3000 empty descriptors", qsize=4096)
+        return h.tx_raw([(0x40000000, 0, D_NEXT, k + 1) for k in range(2999)]
+                        + [(0x40000000, 0, 0, 0)]).closed()
+
+    def memfd_named(ho):
+        """a file on ramfs named memfd:x, at the root of a detached
+        mount, so that /proc names it "/memfd:x" as it would a memfd"""
+        h = H(ho, "memory on ramfs named like a memfd", setup="hello")
+        d = os.path.join(ho.sw.args.tmp, "ramfs-memfd")
+        os.makedirs(d, exist_ok=True)
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.mount(b"none", d.encode(), b"ramfs", 0, None):
+            raise Skip(f"no ramfs mount: {os.strerror(ctypes.get_errno())}")
+        try:
+            fd = os.open(os.path.join(d, "memfd:x"), os.O_RDWR | os.O_CREAT, 0o600)
+        finally:
+            libc.umount2(d.encode(), 2)
+        try:
+            expect_eq("its name in /proc", "/memfd:x", os.readlink(f"/proc/self/fd/{fd}"))
+            os.ftruncate(fd, 1 << 20)
+            p = struct.pack("<II", 1, 0) + REGION.pack(0x100000, 1 << 20, 0x7f0000000000, 0)
+            h.outcome = h.fe.attempt(SET_MEM_TABLE, p, [fd])
+        finally:
+            os.close(fd)
+        return h
+
+    def huge_table(ho):
+        """8 regions of 16 GiB each, one sparse memfd: beyond the default
+        --vhost-mem-max of 64 GiB"""
+        h = H(ho, "guest memory of 128 GiB (beyond --vhost-mem-max)", setup="hello")
+        fd = os.memfd_create("huge", os.MFD_CLOEXEC)
+        try:
+            os.ftruncate(fd, 128 << 30)
+            p = struct.pack("<II", 8, 0) + b"".join(
+                REGION.pack(k << 34, 16 << 30, 0x100000000000 + (k << 34), k << 34)
+                for k in range(8))
+            h.outcome = h.fe.attempt(SET_MEM_TABLE, p, [fd] * 8)
+        finally:
+            os.close(fd)
+        return h
+
+    def all_frontends(ho):
+        """two frontends of 20 GiB each, where the switch runs with
+        --vhost-mem-total 32768: the first is mapped, the second refused"""
+        first = H(ho, "20 GiB of guest memory", setup="hello")
+        fd = os.memfd_create("big", os.MFD_CLOEXEC)
+        try:
+            os.ftruncate(fd, 20 << 30)
+            p = struct.pack("<II", 1, 0) + REGION.pack(0, 20 << 30, 0x100000000000, 0)
+            expect_eq("the first 20 GiB table's ack", 0,
+                      first.fe.attempt(SET_MEM_TABLE, p, [fd]))
+            before = ho.sw.ctl("stats")["switch"]["vhost_mem_refused"]
+            h = H(ho, "20 GiB more (beyond --vhost-mem-total)", setup="hello")
+            h.outcome = h.fe.attempt(SET_MEM_TABLE, p, [fd])
+            expect_eq("vhost_mem_refused", before + 1,
+                      ho.sw.ctl("stats")["switch"]["vhost_mem_refused"])
+        finally:
+            os.close(fd)
+            first.close()
+        return h
+
+    def offset_far(ho):
+        """a 1 MiB region 100 TiB into a sparse memfd: only the region is
+        mapped, not the 100 TiB before it"""
+        h = H(ho, "a region 100 TiB into its file", setup="hello")
+        fd = os.memfd_create("far", os.MFD_CLOEXEC)
+        try:
+            os.ftruncate(fd, (100 << 40) + (1 << 20))
+            p = struct.pack("<II", 1, 0) + REGION.pack(0, 1 << 20, 0x100000000000, 100 << 40)
+            expect_eq("its table's ack", 0, h.fe.attempt(SET_MEM_TABLE, p, [fd]))
+            mapped = ho.sw.ctl("stats")["switch"]["vhost_mapped"]
+            expect(mapped < 1 << 30, "vhost_mapped with that region mapped",
+                   "under 1 GiB", f"{mapped} bytes")
+            h.outcome = h.fe.attempt(99)
+        finally:
+            os.close(fd)
+        return h
+
+    def kick_write_end(ho):
+        h = H(ho, "kick fd the write end of a pipe whose reader is gone", setup="hello")
+        ready_ring(h.fe, TXQ)
+        r, w = os.pipe()
+        os.close(r)
+        try:
+            h.outcome = h.fe.attempt(SET_VRING_KICK, struct.pack("<Q", TXQ), [w])
+        finally:
+            os.close(w)
+        return h
+
+    def kick_listening(ho):
+        h = H(ho, "kick fd a listening unix socket with a connection pending",
+              setup="hello")
+        ready_ring(h.fe, TXQ)
+        lsn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            lsn.bind(f"\0vecswitch-test-kick-{os.getpid()}")
+            lsn.listen(1)
+            c.connect(lsn.getsockname())
+            h.outcome = h.fe.attempt(SET_VRING_KICK, struct.pack("<Q", TXQ),
+                                     [lsn.fileno()])
+        finally:
+            c.close()
+            lsn.close()
+        return h
+
+    return [(f.__name__.replace("_", " "), f) for f in (
+        nine_fds, notifier_holding(SET_VRING_KICK),
+        notifier_holding(SET_VRING_CALL), notifier_holding(SET_VRING_ERR),
+        left_in_connection, rx_empty_chains, tx_empty_chains, memfd_named,
+        huge_table, all_frontends, offset_far, kick_write_end, kick_listening)]
+
+
+class Shell:
+    """What Hostile.run needs of a frontend that lived in another process"""
+
+    def __init__(self, outcome):
+        self.outcome, self.port = outcome, None
+
+    def close(self):
+        pass
+
+
+def many_mounts(ho, n=2000):
+    """A frontend in a mount namespace of its own with `n` mounts hands
+    over memory on a tmpfs only that namespace has, in 8 regions: the
+    switch must not read its mount table to decide (it once did, for each
+    region, and stalled every port meanwhile)"""
+    rd, wr = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(rd)
+        out = "error"
+        try:
+            out = _many_mounts_child(ho, n)
+        except Exception as e:      # pylint: disable=broad-except
+            out = f"error {e!r}"
+        finally:
+            os.write(wr, out.encode())
+            os._exit(0)
+    os.close(wr)
+    try:
+        r, _, _ = select.select([rd], [], [], 60)
+        got = os.read(rd, 4096).decode() if r else "no answer in 60 s"
+    finally:
+        os.close(rd)
+        os.waitpid(pid, 0)
+    if got.startswith("skip "):
+        raise Skip(got[5:])
+    expect(not got.startswith(("error", "no answer")), "the frontend with many mounts",
+           "an answer", got)
+    ack, dt = got.split()
+    say(f"hostile many mounts: SET_MEM_TABLE answered {ack} in {float(dt) * 1000:.1f} ms")
+    expect_eq("the answer to a table of good memory", "0", ack)
+    expect(float(dt) < 0.1, f"the answer to a memory table of 8 tmpfs regions "
+           f"from a namespace of {n} mounts", "within 0.1 s", f"{float(dt):.2f} s")
+    # the memory was good: the port was dropped by a bad request after it
+    return Shell("closed")
+
+
+def _many_mounts_child(ho, n):
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(0x20000):       # CLONE_NEWNS
+        return f"skip unshare: {os.strerror(ctypes.get_errno())}"
+    libc.mount(b"none", b"/", None, 0x40000 | 0x4000, None)     # MS_REC | MS_PRIVATE
+    d = os.path.join(ho.sw.args.tmp, "many-mounts")
+    os.makedirs(os.path.join(d, "m"), exist_ok=True)
+    if libc.mount(b"none", d.encode(), b"tmpfs", 0, None):
+        return f"skip tmpfs: {os.strerror(ctypes.get_errno())}"
+    m = os.path.join(d, "m").encode()
+    os.makedirs(m, exist_ok=True)
+    os.makedirs(os.path.join(d, "mem"), exist_ok=True)
+    for _ in range(n):
+        if libc.mount(m, m, None, 0x1000, None):                # MS_BIND
+            return f"skip bind mounts: {os.strerror(ctypes.get_errno())}"
+    # the memory's own mount last: the whole table comes before it
+    if libc.mount(b"none", os.path.join(d, "mem").encode(), b"tmpfs", 0, None):
+        return f"skip tmpfs: {os.strerror(ctypes.get_errno())}"
+    fd = os.open(os.path.join(d, "mem", "f"), os.O_RDWR | os.O_CREAT, 0o600)
+    os.ftruncate(fd, 8 << 20)
+    fe = Frontend(ho.sw.args.sock, "hostile many mounts", mac(6, 0x7f))
+    fe.hello()
+    p = struct.pack("<II", 8, 0) + b"".join(
+        REGION.pack(k << 20, 1 << 20, 0x7f0000000000 + (k << 20), k << 20)
+        for k in range(8))
+    t0 = time.monotonic()
+    ack = fe.attempt(SET_MEM_TABLE, p, [fd] * 8)
+    dt = time.monotonic() - t0
+    if ack == 0:
+        fe.attempt(99)
+    fe.close()
+    return f"{ack} {dt:.4f}"
+
+
 def case_hostile(sw):
     ho = Hostile(sw)
     try:
         for name, fn in hostile_descriptors() + hostile_messages() + [
                 ("memory fd on a FUSE mount that never answers", fuse_mem),
                 ("kick fd on a FUSE mount that never answers", fuse_kick),
-                ("memfd shrunk under the switch while frames flow", shrink)]:
-            ho.run(name, fn)
+                ("memfd shrunk under the switch while frames flow", shrink)] + \
+                hostile_kernel_side() + [
+                ("memory on tmpfs from a namespace of 2000 mounts", many_mounts)]:
+            if re.search(sw.args.only, name):
+                ho.run(name, fn)
         if ho.failed:
             raise Fail(f"{len(ho.failed)} of {ho.n} hostile front-ends not handled: "
                        + "; ".join(ho.failed))
@@ -2113,6 +2503,8 @@ def main():
     ap.add_argument("--sock", required=True, help="the switch's --vhost-user socket")
     ap.add_argument("--ctl", required=True, help="its --ctl socket")
     ap.add_argument("--dgram", help="its --dgram socket (case tso)")
+    ap.add_argument("--only", default="", metavar="REGEX",
+                    help="hostile: only the sub-cases whose names match")
     ap.add_argument("--tmp", default="/tmp", help="a directory for sockets and mounts")
     ap.add_argument("--log", help="the switch's standard error, to read its log lines")
     ap.add_argument("--pid", type=int, help="the switch's pid, to check it still runs")
