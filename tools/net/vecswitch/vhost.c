@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <linux/virtio_ring.h>
 
 #include "vhost.h"
@@ -163,6 +165,7 @@ static const char *sock_notifier(int fd, enum notifier kind)
 	};
 	int domain = 0, listening = 0, off = 0;
 	socklen_t len = sizeof(domain);
+	struct sockaddr_un peer;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0 ||
 	    domain != AF_UNIX)
@@ -180,6 +183,15 @@ static const char *sock_notifier(int fd, enum notifier kind)
 	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) < 0 ||
 	    listening)
 		return "a call or error descriptor that is a listening socket";
+	/*
+	 * one end of a socket pair: connected to a socket with no name.
+	 * Every socket of the switch has one, so a call cannot be aimed at
+	 * the switch itself (its writes would arrive as the switch's own).
+	 */
+	len = sizeof(peer);
+	if (getpeername(fd, (struct sockaddr *)&peer, &len) < 0 ||
+	    len > offsetof(struct sockaddr_un, sun_path))
+		return "a call or error socket that is not one end of a socket pair";
 	/* no more descriptors in; those queued already go with the closer */
 	(void)setsockopt(fd, SOL_SOCKET, SO_PASSRIGHTS, &off, sizeof(off));
 	return NULL;
@@ -315,13 +327,13 @@ static bool overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 
 /*
  * Region @i of a SET_MEM_TABLE payload, checked against those before it;
- * *@pstart: the file offset its mapping starts at, *@off: the region's
+ * *@pstart: the file offset its mapping starts at, a multiple of @page
+ * (the file's: hugetlbfs maps only whole huge pages), *@off: the region's
  */
 static const char *region_of(const uint8_t *pl, unsigned int i,
-			     struct vs_vh_region *r, uint64_t *pstart,
-			     uint64_t *off)
+			     uint64_t page, struct vs_vh_region *r,
+			     uint64_t *pstart, uint64_t *off)
 {
-	long page = sysconf(_SC_PAGESIZE);
 	uint64_t f[4], end, start;
 	unsigned int k;
 
@@ -335,7 +347,7 @@ static const char *region_of(const uint8_t *pl, unsigned int i,
 		    overlap(r[k].uva, r[k].size, f[2], f[1]))
 			return "memory regions that overlap";
 	/* only the region is mapped, from the page its offset is in */
-	start = f[3] & ~(uint64_t)(page - 1);
+	start = f[3] & ~(page - 1);
 	if (end - start > (uint64_t)SIZE_MAX)
 		return "memory region larger than the switch can map";
 	r[i].maplen = end - start;
@@ -382,16 +394,22 @@ static const char *map_regions(struct vs_vhost *v, const struct vs_vh_env *env,
 		return "memory table without one descriptor a region";
 	/* everything checked, the caps too, before anything is mapped */
 	for (i = 0; i < n; i++) {
+		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 		struct stat st;
 
-		why = region_of(pl, i, r, &start[i], &off[i]);
-		if (why)
-			return why;
 		why = fd_is_memory(v->msgfd[i]);
 		if (why)
 			return why;
-		if (fstat(v->msgfd[i], &st) < 0 ||
-		    (uint64_t)st.st_size < start[i] + r[i].maplen)
+		if (fstat(v->msgfd[i], &st) < 0)
+			return "memory the switch cannot look at";
+		/* a hugetlbfs file's block is its huge page */
+		if (st.st_blksize > 0 && (uint64_t)st.st_blksize > page &&
+		    !(st.st_blksize & (st.st_blksize - 1)))
+			page = st.st_blksize;
+		why = region_of(pl, i, page, r, &start[i], &off[i]);
+		if (why)
+			return why;
+		if ((uint64_t)st.st_size < start[i] + r[i].maplen)
 			return "memory region past the end of its file";
 		total += r[i].maplen;
 	}

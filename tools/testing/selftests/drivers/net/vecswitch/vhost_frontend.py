@@ -2351,6 +2351,22 @@ def hostile_kernel_side():
             os.close(fd)
         return h
 
+    def call_to_switch(ho):
+        """a call socket connected to the switch's own --dgram socket: its
+        calls would come to the switch as datagrams from itself"""
+        if not ho.sw.args.dgram:
+            raise Skip("no --dgram socket")
+        h = H(ho, "call fd a socket connected to the switch's own", setup="hello")
+        ready_ring(h.fe, TXQ)
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        try:
+            c.connect(ho.sw.args.dgram)
+            h.outcome = h.fe.attempt(SET_VRING_CALL, struct.pack("<Q", TXQ),
+                                     [c.fileno()])
+        finally:
+            c.close()
+        return h
+
     def kick_write_end(ho):
         h = H(ho, "kick fd the write end of a pipe whose reader is gone", setup="hello")
         ready_ring(h.fe, TXQ)
@@ -2383,7 +2399,8 @@ def hostile_kernel_side():
         nine_fds, notifier_holding(SET_VRING_KICK),
         notifier_holding(SET_VRING_CALL), notifier_holding(SET_VRING_ERR),
         left_in_connection, rx_empty_chains, tx_empty_chains, memfd_named,
-        huge_table, all_frontends, offset_far, kick_write_end, kick_listening)]
+        huge_table, all_frontends, offset_far, call_to_switch, kick_write_end,
+        kick_listening)]
 
 
 class Shell:
