@@ -31,11 +31,14 @@ import time
 
 import fuse_stuck
 
-MAGIC = b"VECN"
-HELLO, MODE, CHAN, UNCHAN, QUEUES, JOIN = 1, 2, 3, 4, 5, 6
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
+import vecnet_wire as wire    # noqa: E402 pylint: disable=wrong-import-position
+
+HELLO, MODE, CHAN, UNCHAN = wire.MSG_HELLO, wire.MSG_MODE, wire.MSG_CHAN, wire.MSG_UNCHAN
+QUEUES, JOIN = wire.MSG_QUEUES, wire.MSG_JOIN
+F_VNET, F_CHAN, F_MQ, F_CHANQ = wire.MSG_F_VNET, wire.MSG_F_CHAN, wire.MSG_F_MQ, wire.MSG_F_CHANQ
 VNET_HDR = bytes(10)
-F_VNET, F_CHAN, F_MQ, F_CHANQ = 1, 2, 4, 8
-BCAST = b"\xff" * 6
+BCAST = wire.BCAST
 PEER_MAC = bytes.fromhex("027665c0ffee")
 OTHER_MAC = bytes.fromhex("027665c0beef")
 
@@ -50,8 +53,7 @@ def fail(what):
     print(f"# FAIL: {what}")
 
 
-def msg(kind, rest):
-    return MAGIC + bytes([1, kind]) + rest
+msg = wire.raw_msg
 
 
 def guest(*cmd):
@@ -167,7 +169,7 @@ while time.time() < deadline and addr is None:
         data, anc, _, src = sw.recvmsg(70000, socket.CMSG_SPACE(12))
     except socket.timeout:
         continue
-    if data[:4] == MAGIC and len(data) == 12 and data[5] == HELLO:
+    if wire.is_msg(data, HELLO):
         flags = struct.unpack(">H", data[6:8])[0]
         if not flags & 2:
             fail(f"the guest's HELLO has flags {flags:#x}, without F_CHAN")
@@ -184,8 +186,8 @@ if addr is None or pid is None:
 # no MODE with F_CHAN yet: the host refuses the guest any descriptor
 if passrights and not refused_fd(sw, frame(OTHER_MAC, b"\xff" * 6), addr):
     fail("the guest took a descriptor before the switch offered channels")
-sw.sendto(msg(MODE, struct.pack(">HI", F_VNET | F_CHAN, 65554)), addr)
-if recv_until(sw, lambda d: d[:4] == MAGIC and d[5] == MODE, 10) is None:
+sw.sendto(wire.msg(MODE, F_VNET | F_CHAN, 65554), addr)
+if recv_until(sw, lambda d: wire.is_msg(d, MODE), 10) is None:
     fail("the guest never answered MODE")
 # its carrier and the agreement settle
 wait_stat("nego_agreed", 1)
@@ -201,20 +203,9 @@ def udp_stats():
     return dict(zip(rows[0], map(int, rows[1]))) if len(rows) == 2 else {}
 
 
-def csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    total = sum(struct.unpack(f"!{len(data) // 2}H", data))
-    while total >> 16:
-        total = (total & 0xffff) + (total >> 16)
-    return ~total & 0xffff
-
-
 peer_ip4 = socket.inet_aton(guest_ip.rsplit(".", 1)[0] + ".99")
 udp = struct.pack("!HHHH", 40000, 9, 8 + 18, 0x1234) + bytes(18)
-ip4 = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 1, 0, 64, 17, 0,
-                  peer_ip4, socket.inet_aton(guest_ip))
-ip4 = ip4[:10] + struct.pack("!H", csum(ip4)) + ip4[12:]
+ip4 = wire.ip4(peer_ip4, socket.inet_aton(guest_ip), 17, len(udp), ident=1, frag=0)
 before = udp_stats()
 # flags: VIRTIO_NET_HDR_F_DATA_VALID
 sw.sendto(b"\x02" + bytes(9) + gmac + PEER_MAC + b"\x08\x00" + ip4 + udp, addr)
@@ -272,8 +263,8 @@ else:
 # refusals of an address the switch could pair are said, so that it
 # does not take the pair for joined
 told = set()
-recv_until(sw, lambda d: len(d) == 12 and d[:4] == MAGIC and d[5] == UNCHAN
-           and (told.add(d[6:12]) or told >= {PEER_MAC, OTHER_MAC}), 5)
+recv_until(sw, lambda d: wire.is_msg(d, UNCHAN)
+           and (told.add(wire.parse_msg(d).mac) or told >= {PEER_MAC, OTHER_MAC}), 5)
 if not told >= {PEER_MAC, OTHER_MAC}:
     fail(f"the guest said UNCHAN for {sorted(m.hex(':') for m in told)} only")
 time.sleep(0.5)
@@ -322,8 +313,8 @@ a.send(frame(PEER_MAC, b"\xff" * 6))
 a.send(frame(PEER_MAC, gmac, b"\x81\x00", b"\x00\x05\x08\x00" + bytes(42)))
 a.send(b"\x00" * 12)
 a.send(msg(UNCHAN, PEER_MAC))
-a.send(msg(MODE, struct.pack(">HI", F_VNET, 0xFFFFFFFF)))
-a.send(msg(MODE, struct.pack(">HI", 0, 0xFFFFFFFF)))
+a.send(wire.msg(MODE, F_VNET, 0xFFFFFFFF))
+a.send(wire.msg(MODE, 0, 0xFFFFFFFF))
 a.send(msg(MODE, b"\x00\x01"))
 bad = wait_stat("rx_chan_bad", bad0 + 8) - bad0
 good = xstats().get("rx_chan_frames", 0) - good0
@@ -381,7 +372,7 @@ def queue_one():
 
 
 def mode(flags):
-    sw.sendto(msg(MODE, struct.pack(">HI", flags, 65554)), addr)
+    sw.sendto(wire.msg(MODE, flags, 65554), addr)
 
 
 # A second queue: no descriptor and no CHAN on it without F_CHANQ

@@ -36,6 +36,9 @@ import struct
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
+import vecnet_wire as w    # noqa: E402 pylint: disable=wrong-import-position
+
 SOL_PACKET = 263
 PACKET_VNET_HDR = 15
 ETH_P_ALL = 0x0003
@@ -58,38 +61,22 @@ def vnet_hdr(flags, gso_type, hdr_len, gso_size, csum_start, csum_offset):
                        csum_start, csum_offset)
 
 
-def csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return s
-
-
 def eth(etype):
-    return DST + SRC + struct.pack("!H", etype)
+    return w.eth(DST, SRC, etype)
 
 
 def ip4(proto, l4len, opts=b"", ident=0x1234):
-    ihl = 5 + len(opts) // 4
-    h = struct.pack("!BBHHHBBH4s4s", 0x40 | ihl, 0, ihl * 4 + l4len, ident,
-                    0x4000, 64, proto, 0, IP4[0], IP4[1]) + opts
-    return h[:10] + struct.pack("!H", 0xffff ^ csum(h)) + h[12:]
+    return w.ip4(IP4[0], IP4[1], proto, l4len, ident=ident, opts=opts)
 
 
 def ip6(proto, l4len):
-    return struct.pack("!IHBB16s16s", 0x60000000, l4len, proto, 64,
-                       IP6[0], IP6[1])
+    return w.ip6(IP6[0], IP6[1], proto, l4len)
 
 
 def pseudo(v6, proto, l4len):
     """the folded pseudo-header sum, as a sender leaves it for offload"""
-    if v6:
-        p = IP6[0] + IP6[1] + struct.pack("!IxxxB", l4len, proto)
-    else:
-        p = IP4[0] + IP4[1] + struct.pack("!xBH", proto, l4len)
-    return csum(p)
+    fn = w.pseudo6 if v6 else w.pseudo4
+    return w.csum_fold(fn(*(IP6 if v6 else IP4), proto, l4len))
 
 
 def payload(n, seed):
@@ -215,16 +202,16 @@ def kernel_segments(tx_if, rx_if, pkt, want, keep=ours):
 
 
 def nego_msg(kind):
-    return b"VECN" + struct.pack(">BBHI", 1, kind, 1, 65554)
+    return w.msg(kind, w.MSG_F_VNET, 65554)
 
 
 def negotiate(sock):
     """Agree on virtio-net headers with the switch (its --dgram socket)."""
-    sock.send(nego_msg(1))
+    sock.send(nego_msg(w.MSG_HELLO))
     got = recv_all(sock, 1, time.monotonic() + 3, lambda f: len(f) == 12)
-    if got != [nego_msg(2)]:
+    if got != [nego_msg(w.MSG_MODE)]:
         sys.exit("no MODE answer to HELLO: %r" % (got,))
-    sock.send(nego_msg(2))
+    sock.send(nego_msg(w.MSG_MODE))
 
 
 class Switch:

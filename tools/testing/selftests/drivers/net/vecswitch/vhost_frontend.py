@@ -61,6 +61,9 @@ import threading
 import time
 import traceback
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
+import vecnet_wire as w    # noqa: E402 pylint: disable=wrong-import-position
+
 # --- the protocol -----------------------------------------------------------
 
 GET_FEATURES, SET_FEATURES, SET_OWNER, RESET_OWNER, SET_MEM_TABLE = 1, 2, 3, 4, 5
@@ -948,37 +951,24 @@ def mac(case, n):
     return bytes([0x02, 0x76, 0x68, case, 0x00, n])
 
 
-BCAST = b"\xff" * 6
+BCAST = w.BCAST
 ETH_TEST = 0x88b5       # local experimental EtherType
 
 
 def eth(dst, src, payload, etype=ETH_TEST):
-    return dst + src + struct.pack("!H", etype) + payload
+    return w.eth(dst, src, etype, payload)
 
 
 def pattern(seed, n):
     return random.Random(seed).randbytes(n)
 
 
-def csum_add(data, s=0):
-    if len(data) % 2:
-        data += b"\0"
-    s += sum(struct.unpack(f"!{len(data) // 2}H", data))
-    return s
-
-
-def csum_fold(s):
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return s
-
-
-def ip_csum(hdr):
-    return ~csum_fold(csum_add(hdr)) & 0xffff
+csum_add, csum_fold, ip_csum = w.csum_add, w.csum_fold, w.csum
 
 
 def pseudo4(saddr, daddr, length):
-    return csum_add(saddr + daddr + struct.pack("!HH", 6, length))
+    """a TCP segment's pseudo-header sum"""
+    return w.pseudo4(saddr, daddr, 6, length)
 
 
 TCP_FIN, TCP_PSH, TCP_ACK, TCP_CWR = 0x01, 0x08, 0x10, 0x80

@@ -1,0 +1,169 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What the Python tests and probes put on the wire, in one place.
+
+    import vecnet_wire as w
+    w.msg(w.MSG_HELLO, flags=w.MSG_F_VNET, max_frame=65554)
+    w.msg(w.MSG_CHAN, mac=mac)
+    w.raw_msg(w.MSG_MODE, b"\x00\x01")       # a malformed one
+    w.parse_msg(data)        # a Msg, or None when data is no message
+    w.eth(dst, src, etype, payload)
+    w.csum(data)             # the Internet checksum of data (RFC 1071)
+
+The switch's negotiation messages (HELLO, MODE, CHAN, ...) take their
+numbers and layout from include/uapi/linux/vecnet.h, read when this module
+is imported: the header is the one place they are written down.  The
+module finds it beside itself (through the links of a kernel tree's
+overlay, or $VECNET_SRC).
+"""
+
+import os
+import re
+import struct
+from collections import namedtuple
+
+
+def _uapi_path():
+    here = os.path.dirname(os.path.realpath(__file__))
+    for top in (os.environ.get("VECNET_SRC"),
+                os.path.join(here, "..", "..", "..", "..", "..")):
+        if top:
+            p = os.path.join(top, "include", "uapi", "linux", "vecnet.h")
+            if os.path.exists(p):
+                return p
+    raise ImportError("vecnet_wire: include/uapi/linux/vecnet.h not found "
+                      "(set VECNET_SRC to the source tree)")
+
+
+def _read_uapi(path):
+    """The header's VECNET_MSG_* numbers: #defines and the type enum"""
+    with open(path, encoding="ascii") as f:
+        text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
+    names = {}
+    for name, val in re.findall(r"#define\s+VECNET_(MSG_\w+)\s+(\S+)", text):
+        names[name] = val.strip('"') if val.startswith('"') else int(val, 0)
+    enum = re.search(r"enum\s+vecnet_msg_type\s*{(.*?)}", text, re.S)
+    if not enum:
+        raise ImportError(f"vecnet_wire: no enum vecnet_msg_type in {path}")
+    n = -1
+    for item in enum.group(1).split(","):
+        item = item.strip()
+        if not item:
+            continue
+        name, _, val = (s.strip().removeprefix("VECNET_")
+                        for s in item.partition("="))
+        if val in names:
+            n = names[val]
+        elif val:
+            n = int(val, 0)
+        else:
+            n += 1
+        names[name] = n
+    return names
+
+
+_U = _read_uapi(_uapi_path())
+MSG_MAGIC = _U["MSG_MAGIC"].encode()
+MSG_VERSION, MSG_LEN, MSG_COOKIE_LEN = (_U[k] for k in (
+    "MSG_VERSION", "MSG_LEN", "MSG_COOKIE_LEN"))
+MSG_HELLO, MSG_MODE, MSG_CHAN, MSG_UNCHAN, MSG_QUEUES, MSG_JOIN = (
+    _U["MSG_" + k] for k in ("HELLO", "MODE", "CHAN", "UNCHAN", "QUEUES", "JOIN"))
+MSG_TYPE_MAX = _U["MSG_TYPE_MAX"]
+MSG_F_VNET, MSG_F_CHAN, MSG_F_MQ, MSG_F_CHANQ = (
+    _U["MSG_F_" + k] for k in ("VNET", "CHAN", "MQ", "CHANQ"))
+
+# struct vecnet_msg: magic, version, type, then 6 bytes whose meaning the
+# type says: flags and max_frame (HELLO, MODE), a MAC (CHAN, UNCHAN) or a
+# cookie (QUEUES, JOIN); network byte order
+_MSG = struct.Struct("!4sBB6s")
+_HEAD = struct.Struct("!4sBB")
+_MODE = struct.Struct("!HI")
+if _MSG.size != MSG_LEN:
+    raise ImportError("vecnet_wire: struct vecnet_msg is no longer "
+                      f"{_MSG.size} bytes but {MSG_LEN}")
+
+Msg = namedtuple("Msg", "type version flags max_frame mac cookie")
+
+
+def msg(kind, flags=0, max_frame=0, mac=None, cookie=None, version=None):
+    """A message of type `kind`: HELLO/MODE with flags and max_frame, or
+    CHAN/UNCHAN with a MAC, QUEUES/JOIN with a cookie"""
+    rest = mac if mac is not None else cookie
+    if rest is None:
+        rest = _MODE.pack(flags, max_frame)
+    return _MSG.pack(MSG_MAGIC, MSG_VERSION if version is None else version,
+                     kind, rest)
+
+
+def raw_msg(kind, rest):
+    """A message of type `kind` whose bytes after the type are `rest`, as
+    they are: a malformed one too (short, long, any flags)"""
+    return _HEAD.pack(MSG_MAGIC, MSG_VERSION, kind) + rest
+
+
+def parse_msg(data):
+    """A Msg, or None when data is not a message of this version"""
+    if len(data) != _MSG.size:
+        return None
+    magic, version, kind, rest = _MSG.unpack(data)
+    if magic != MSG_MAGIC or version != MSG_VERSION:
+        return None
+    flags, max_frame = _MODE.unpack(rest)
+    return Msg(kind, version, flags, max_frame, rest, rest)
+
+
+def is_msg(data, kind):
+    m = parse_msg(data)
+    return m is not None and m.type == kind
+
+
+# ---- frames and checksums ---------------------------------------------------
+
+BCAST = b"\xff" * 6
+ETH_P_IP, ETH_P_IPV6, ETH_P_8021Q = 0x0800, 0x86dd, 0x8100
+
+
+def eth(dst, src, etype, payload=b""):
+    """An Ethernet frame: dst, src, EtherType, payload (no FCS)"""
+    return dst + src + struct.pack("!H", etype) + payload
+
+
+def csum_add(data, s=0):
+    """Add data's 16-bit words (an odd byte padded) to the running sum s"""
+    if len(data) % 2:
+        data += b"\0"
+    return s + sum(struct.unpack(f"!{len(data) // 2}H", data))
+
+
+def csum_fold(s):
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return s
+
+
+def csum(data):
+    """The Internet checksum of data, as it goes in a header"""
+    return ~csum_fold(csum_add(data)) & 0xffff
+
+
+def pseudo4(saddr, daddr, proto, length):
+    """The IPv4 pseudo-header's sum (unfolded)"""
+    return csum_add(saddr + daddr + struct.pack("!xBH", proto, length))
+
+
+def pseudo6(saddr, daddr, proto, length):
+    """The IPv6 pseudo-header's sum (unfolded)"""
+    return csum_add(saddr + daddr + struct.pack("!IxxxB", length, proto))
+
+
+def ip4(saddr, daddr, proto, l4len, ident=0x1234, frag=0x4000, ttl=64, opts=b""):
+    """An IPv4 header, its checksum filled in"""
+    ihl = 5 + len(opts) // 4
+    h = struct.pack("!BBHHHBBH4s4s", 0x40 | ihl, 0, ihl * 4 + l4len, ident,
+                    frag, ttl, proto, 0, saddr, daddr) + opts
+    return h[:10] + struct.pack("!H", csum(h)) + h[12:]
+
+
+def ip6(saddr, daddr, proto, l4len, hops=64):
+    """An IPv6 header"""
+    return struct.pack("!IHBB16s16s", 0x60000000, l4len, proto, hops,
+                       saddr, daddr)
