@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * conn.c - connected ports: stream (a 4-byte big-endian length, then the
- * frame), seqpacket (one frame per packet) and the tap uplink; accepting
- * them, reading frames from them and writing their queues out as the
- * socket takes them.
+ * frame) and seqpacket (one frame per packet); accepting them (vhost-user
+ * connections too), reading frames from them and writing their queues
+ * out as the socket takes them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,32 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <net/if.h>
-#include <linux/if_tun.h>
 #include <sys/epoll.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
 #include "vecswitch.h"
 
-#define TAP_READS_PER_EVENT	VS_BATCH
 #define ACCEPTS_PER_EVENT	16
+/* a stream's input buffer: its largest frame, and a read more */
+#define STREAM_READ_CHUNK	65536
 
 /* ---- output ------------------------------------------------------------- */
-
-static void want_out(struct vs_switch *sw, struct vs_port *p, bool on)
-{
-	struct epoll_event ev = {
-		.events = EPOLLIN | EPOLLRDHUP | (on ? EPOLLOUT : 0),
-		.data.u64 = vs_ev(VS_EV_PORT, p->slot),
-	};
-
-	if (p->want_out == on)
-		return;
-	if (epoll_ctl(sw->epfd, EPOLL_CTL_MOD, p->fd, &ev) == 0)
-		p->want_out = on;
-}
 
 static bool conn_gone_errno(int err)
 {
@@ -72,7 +57,7 @@ static void stream_flush(struct vs_switch *sw, struct vs_port *p)
 		r = sendmsg(p->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (r < 0) {
 			if (errno == EAGAIN || errno == EINTR) {
-				want_out(sw, p, true);
+				vs_port_want_out(sw, p, true);
 				return;
 			}
 			/* what is queued goes with the port (tx_retired) */
@@ -93,7 +78,7 @@ static void stream_flush(struct vs_switch *sw, struct vs_port *p)
 			vs_port_sent(p);
 		}
 	}
-	want_out(sw, p, false);
+	vs_port_want_out(sw, p, false);
 }
 
 static void seqpacket_flush(struct vs_switch *sw, struct vs_port *p)
@@ -117,7 +102,7 @@ static void seqpacket_flush(struct vs_switch *sw, struct vs_port *p)
 		r = sendmmsg(p->fd, mm, n, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (r < 0) {
 			if (errno == EAGAIN || errno == EINTR) {
-				want_out(sw, p, true);
+				vs_port_want_out(sw, p, true);
 				return;
 			}
 			if (conn_gone_errno(errno)) {
@@ -132,48 +117,7 @@ static void seqpacket_flush(struct vs_switch *sw, struct vs_port *p)
 		for (i = 0; i < (unsigned int)r; i++)
 			vs_port_sent(p);
 	}
-	want_out(sw, p, false);
-}
-
-static void tap_flush(struct vs_switch *sw, struct vs_port *p)
-{
-	while (p->txq.count) {
-		struct vs_buf *b = vs_queue_peek(p, 0);
-		ssize_t r = write(p->fd, b->data, b->len);
-
-		if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
-			want_out(sw, p, true);
-			return;
-		}
-		if (r < 0) {
-			/* EIO while the interface is down: drop, keep the port */
-			p->st.tx_errors++;
-			vs_queue_pop(p);
-			continue;
-		}
-		vs_port_sent(p);
-	}
-	want_out(sw, p, false);
-}
-
-void vs_port_flush(struct vs_switch *sw, struct vs_port *p)
-{
-	switch (p->type) {
-	case VS_PORT_STREAM:
-		stream_flush(sw, p);
-		break;
-	case VS_PORT_SEQPACKET:
-		seqpacket_flush(sw, p);
-		break;
-	case VS_PORT_TAP:
-		tap_flush(sw, p);
-		break;
-	case VS_PORT_VHOST:
-		vs_vhost_flush(sw, p);
-		break;
-	case VS_PORT_DGRAM:
-		break;
-	}
+	vs_port_want_out(sw, p, false);
 }
 
 /* ---- input -------------------------------------------------------------- */
@@ -266,51 +210,53 @@ static void seqpacket_input(struct vs_switch *sw, struct vs_port *p,
 		vs_port_remove(sw, p, "peer closed");
 }
 
-static void tap_input(struct vs_switch *sw, struct vs_port *p)
+/* ---- the two types ------------------------------------------------------ */
+
+static void stream_event(struct vs_switch *sw, struct vs_port *p,
+			 uint32_t events)
 {
-	int i;
-
-	for (i = 0; i < TAP_READS_PER_EVENT; i++) {
-		ssize_t r = read(p->fd, p->stream.rxbuf, p->stream.rxcap);
-
-		if (r < 0) {
-			if (errno != EAGAIN && errno != EINTR)
-				p->st.rx_errors++;
-			return;
-		}
-		vs_forward(sw, p, p->stream.rxbuf, r);
-	}
+	if (events & (EPOLLIN | EPOLLHUP | EPOLLRDHUP | EPOLLERR))
+		stream_input(sw, p);
 }
 
-void vs_port_event(struct vs_switch *sw, struct vs_port *p, uint32_t events)
+static void seqpacket_event(struct vs_switch *sw, struct vs_port *p,
+			    uint32_t events)
 {
-	/* a tap whose interface was deleted reports errors for ever */
-	if (p->type == VS_PORT_TAP && events & (EPOLLERR | EPOLLHUP)) {
-		vs_port_remove(sw, p, "tap device gone");
-		return;
-	}
-	if (events & EPOLLIN || (p->type != VS_PORT_TAP &&
-				 events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR))) {
-		switch (p->type) {
-		case VS_PORT_STREAM:
-			stream_input(sw, p);
-			break;
-		case VS_PORT_SEQPACKET:
-			seqpacket_input(sw, p, events);
-			break;
-		case VS_PORT_TAP:
-			tap_input(sw, p);
-			break;
-		case VS_PORT_VHOST:
-			vs_vhost_input(sw, p);
-			break;
-		case VS_PORT_DGRAM:
-			break;
-		}
-	}
-	if (!p->dead && events & EPOLLOUT)
-		vs_port_flush(sw, p);
+	if (events & (EPOLLIN | EPOLLHUP | EPOLLRDHUP | EPOLLERR))
+		seqpacket_input(sw, p, events);
 }
+
+static size_t stream_rx_len(const struct vs_switch *sw)
+{
+	return 4 + sw->cfg.max_frame + STREAM_READ_CHUNK;
+}
+
+/*
+ * Where the kernel lets descriptors in (no SO_PASSRIGHTS), some may wait
+ * in the connection: its close would release them here
+ */
+static void conn_close(struct vs_switch *sw, struct vs_port *p)
+{
+	if (sw->rights.passed)
+		vs_close_later(sw, p->fd);
+	else
+		close(p->fd);
+}
+
+const struct vs_port_ops vs_stream_ops = {
+	.name		= "stream",
+	.rx_len		= stream_rx_len,
+	.event		= stream_event,
+	.flush		= stream_flush,
+	.close		= conn_close,
+};
+
+const struct vs_port_ops vs_seqpacket_ops = {
+	.name		= "seqpacket",
+	.event		= seqpacket_event,
+	.flush		= seqpacket_flush,
+	.close		= conn_close,
+};
 
 /* ---- new ports ---------------------------------------------------------------- */
 
@@ -319,15 +265,15 @@ void vs_port_event(struct vs_switch *sw, struct vs_port *p, uint32_t events)
  * descriptors (as any does where the kernel cannot refuse them), and a
  * message with some may already wait in it: the closer closes it.
  */
-static void refuse(struct vs_switch *sw, int fd, enum vs_port_type type)
+static void refuse(struct vs_switch *sw, int fd, const struct vs_port_ops *ops)
 {
-	if (type == VS_PORT_VHOST || sw->rights.passed)
+	if (ops->takes_fds || sw->rights.passed)
 		vs_close_later(sw, fd);
 	else
 		close(fd);
 }
 
-void vs_accept(struct vs_switch *sw, int lfd, enum vs_port_type type)
+void vs_accept(struct vs_switch *sw, int lfd, const struct vs_port_ops *ops)
 {
 	int i;
 
@@ -356,22 +302,22 @@ void vs_accept(struct vs_switch *sw, int lfd, enum vs_port_type type)
 		if (!vs_cred_allowed(&sw->cfg, clen ? &cred : NULL)) {
 			sw->st.cred_refused++;
 			vs_log(sw, 1, "%s connection refused: %s not allowed",
-			       vs_type_name(type), name);
-			refuse(sw, fd, type);
+			       ops->name, name);
+			refuse(sw, fd, ops);
 			continue;
 		}
 		why = clen ? vs_share_full(sw, cred.uid, cred.pid) : NULL;
 		if (why) {
 			vs_log(sw, 1, "%s connection refused: %s: %s",
-			       vs_type_name(type), name, why);
-			refuse(sw, fd, type);
+			       ops->name, name, why);
+			refuse(sw, fd, ops);
 			continue;
 		}
-		p = vs_port_new(sw, type, fd, name);
+		p = vs_port_new(sw, ops, fd, name);
 		if (!p) {
 			vs_log(sw, 0, "%s connection refused: no free port",
-			       vs_type_name(type));
-			refuse(sw, fd, type);
+			       ops->name);
+			refuse(sw, fd, ops);
 			continue;
 		}
 		if (clen) {
@@ -379,69 +325,8 @@ void vs_accept(struct vs_switch *sw, int lfd, enum vs_port_type type)
 			p->owner_uid = cred.uid;
 			p->owner_pid = cred.pid;
 		}
-		if (type == VS_PORT_VHOST && vs_vhost_attach(sw, p) < 0)
+		if (ops->attach && ops->attach(sw, p) < 0)
 			vs_port_remove(sw, p, "out of memory");
 	}
 }
 
-int vs_tap_open(struct vs_switch *sw, const char *ifname)
-{
-	char name[VS_NAME_LEN];
-	struct ifreq ifr;
-	struct vs_port *p;
-	int fd;
-
-	fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		vs_log(sw, 0, "--tap: /dev/net/tun: %s", strerror(errno));
-		return -1;
-	}
-	memset(&ifr, 0, sizeof(ifr));
-	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
-		vs_log(sw, 0, "--tap %s: TUNSETIFF: %s", ifname,
-		       strerror(errno));
-		close(fd);
-		return -1;
-	}
-	vs_name_escape(name, sizeof(name), (const uint8_t *)ifr.ifr_name,
-		       strnlen(ifr.ifr_name, IFNAMSIZ));
-	p = vs_port_new(sw, VS_PORT_TAP, fd, name);
-	if (!p) {
-		close(fd);
-		return -1;
-	}
-	sw->tap = p;
-	vs_tap_mtu(p);
-	return 0;
-}
-
-/*
- * The uplink's MTU, read again once a second: a frame larger than it
- * would be dropped by the bridge or tunnel behind the tap without a
- * trace, so the switch drops and counts it (tx_oversize) instead.  The
- * interface is asked for by its name of the moment (TUNGETIFF on the
- * tap's own descriptor), so a renamed uplink is still followed.
- */
-void vs_tap_mtu(struct vs_port *p)
-{
-	struct ifreq ifr;
-	int fd;
-
-	memset(&ifr, 0, sizeof(ifr));
-	if (ioctl(p->fd, TUNGETIFF, &ifr) < 0)
-		return;
-	/* any socket answers SIOCGIFMTU; AF_UNIX is one a sandbox allows */
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
-	if (ioctl(fd, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu > 0 &&
-	    (unsigned int)ifr.ifr_mtu != p->mtu) {
-		p->mtu = ifr.ifr_mtu;
-		vs_log(NULL, 0,
-		       "uplink %.*s: MTU %u; guests on its segment need an MTU of %u or less",
-		       IFNAMSIZ, ifr.ifr_name, p->mtu, p->mtu);
-	}
-	close(fd);
-}

@@ -392,9 +392,9 @@ static void report_stats(struct vs_switch *sw, struct sbuf *sb, bool json)
 		report_table(sb, json, &p->st, vs_port_stat_desc,
 			     vs_port_stat_count);
 		report_queue_stats(p, sb, json);
-		if (vs_vhost_stats(p))
-			report_table(sb, json, vs_vhost_stats(p),
-				     vs_vhost_stat_desc, vs_vhost_stat_count);
+		if (p->ops->stats && p->ops->stats(p))
+			report_table(sb, json, p->ops->stats(p),
+				     p->ops->stat_desc, p->ops->stat_count);
 		if (json)
 			sb_printf(sb, "}");
 		first = false;

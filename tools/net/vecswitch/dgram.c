@@ -96,7 +96,7 @@ static struct vs_port *find_sender(struct vs_switch *sw,
 	for (i = 0; i < sw->nports; i++) {
 		struct vs_port *p = sw->ports[i];
 
-		if (!p || p->type != VS_PORT_DGRAM || p->dead ||
+		if (!p || p->ops != &vs_dgram_ops || p->dead ||
 		    p->dgram.sock != sock)
 			continue;
 		if (p->dgram.addr_hash == h && p->dgram.addrlen == len &&
@@ -152,7 +152,7 @@ static struct vs_port *sender_port(struct vs_switch *sw, struct vs_port *p,
 		return NULL;
 	}
 	addr_name(name, sizeof(name), addr, len);
-	p = vs_port_new(sw, VS_PORT_DGRAM, -1, name);
+	p = vs_port_new(sw, &vs_dgram_ops, -1, name);
 	if (!p) {
 		vs_peer_unpin(&pin);
 		return NULL;
@@ -445,7 +445,7 @@ int vs_next_retry_ms(struct vs_switch *sw)
 		struct vs_port *p = sw->ports[i];
 		int t;
 
-		if (!p || p->dead || p->type != VS_PORT_DGRAM || !p->txq.count)
+		if (!p || p->dead || p->ops != &vs_dgram_ops || !p->txq.count)
 			continue;
 		t = p->dgram.retry_at_ms > sw->now_ms ?
 		    (int)(p->dgram.retry_at_ms - sw->now_ms) : 0;
@@ -495,7 +495,7 @@ static void blocked(struct vs_switch *sw, struct vs_port *p, unsigned int to)
 static bool dgram_ready(const struct vs_switch *sw, const struct vs_port *p,
 			enum vs_dgram_sock sock)
 {
-	return p && !p->dead && p->type == VS_PORT_DGRAM &&
+	return p && !p->dead && p->ops == &vs_dgram_ops &&
 	       p->dgram.sock == sock &&
 	       p->txq.count && p->dgram.retry_at_ms <= sw->now_ms;
 }
@@ -680,7 +680,7 @@ static void flush_sock(struct vs_switch *sw, enum vs_dgram_sock sock)
 	}
 }
 
-void vs_dgram_flush(struct vs_switch *sw)
+static void dgram_flush_all(struct vs_switch *sw)
 {
 	if (sw->dgram_fd >= 0)
 		flush_sock(sw, VS_SOCK_DGRAM);
@@ -696,12 +696,12 @@ void vs_dgram_flush(struct vs_switch *sw)
  * False if it did not go: the caller queues it as any frame, and the
  * queue's send meets whatever stopped this one.
  */
-bool vs_dgram_send_now(struct vs_switch *sw, struct vs_port *p,
-		       struct iovec *iov, unsigned int n, unsigned int len)
+static bool dgram_send_now(struct vs_switch *sw, struct vs_port *p,
+			   struct iovec *iov, unsigned int n, unsigned int len)
 {
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = n };
 
-	if (p->dead || p->type != VS_PORT_DGRAM || !p->nego.tx_vnet ||
+	if (p->dead || p->ops != &vs_dgram_ops || !p->nego.tx_vnet ||
 	    p->nego.tx_plain || p->mq.n || p->txq.count ||
 	    p->dgram.retry_at_ms > sw->now_ms || vs_stall_dgram(sw, p))
 		return false;
@@ -712,3 +712,40 @@ bool vs_dgram_send_now(struct vs_switch *sw, struct vs_port *p,
 	vs_port_count_tx(p, len, 0);
 	return true;
 }
+
+/* Datagram ports that sent nothing for --port-age seconds go */
+void vs_dgram_port_age(struct vs_switch *sw)
+{
+	uint64_t limit = (uint64_t)sw->cfg.port_age * 1000;
+	unsigned int i;
+
+	if (!limit)
+		return;
+	for (i = 0; i < sw->nports; i++) {
+		struct vs_port *p = sw->ports[i];
+
+		if (p && !p->dead && p->ops == &vs_dgram_ops &&
+		    sw->now_ms - p->seen_ms > limit && !vs_chan_holds(p, NULL)) {
+			sw->st.ports_aged++;
+			vs_port_remove(sw, p, "idle for --port-age");
+		}
+	}
+}
+
+/* A dgram port that sends with headers shows as vnet */
+static const char *dgram_show(const struct vs_port *p)
+{
+	return p->nego.tx_vnet ? "vnet" : "dgram";
+}
+
+/*
+ * No event of its own (its frames come on the switch's --dgram socket);
+ * its queue goes out with every other dgram port's, in one sendmmsg
+ */
+const struct vs_port_ops vs_dgram_ops = {
+	.name		= "dgram",
+	.flush_all	= dgram_flush_all,
+	.show		= dgram_show,
+	.stalled	= vs_stall_dgram,
+	.send_now	= dgram_send_now,
+};

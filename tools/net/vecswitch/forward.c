@@ -156,11 +156,10 @@ static unsigned int pick_queue(const struct vs_port *out, const uint8_t *frame,
 	return h % (1 + out->mq.n);
 }
 
-/* A vhost-user guest is offered TCP segmentation offload, not UDP's */
+/* Does @out take @b's super-frame whole, as far as its type goes? */
 static bool takes_gso(const struct vs_port *out, const struct vs_buf *b)
 {
-	return out->type != VS_PORT_VHOST ||
-	       b->gso.type != VIRTIO_NET_HDR_GSO_UDP_L4;
+	return !out->ops->takes_gso || out->ops->takes_gso(out, &b->gso);
 }
 
 /* @n frames meant for a port that it does not get, counted in @why */
@@ -188,7 +187,7 @@ static void enqueue(struct vs_switch *sw, struct vs_port *out,
 		return;
 	}
 	/* a guest that stopped reading must not fill the shared buffer */
-	if (out->type == VS_PORT_DGRAM && vs_stall_dgram(sw, out)) {
+	if (out->ops->stalled && out->ops->stalled(sw, out)) {
 		drop(sw, &out->st.tx_unread, 1);
 		return;
 	}

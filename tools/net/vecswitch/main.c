@@ -27,10 +27,13 @@
 
 /* ---- event dispatch -------------------------------------------------------- */
 
-/* End of a loop turn: push what forwarding queued. */
+/*
+ * End of a loop turn: push what forwarding queued, port by port, or for
+ * a type that sends all its ports' frames together (dgram), once
+ */
 void vs_flush_all(struct vs_switch *sw)
 {
-	bool dgram = false;
+	const struct vs_port_ops *together = NULL;
 	unsigned int i;
 
 	for (i = 0; i < sw->nports; i++) {
@@ -38,13 +41,13 @@ void vs_flush_all(struct vs_switch *sw)
 
 		if (!p || p->dead || !p->txq.count)
 			continue;
-		if (p->type == VS_PORT_DGRAM)
-			dgram = true;
+		if (p->ops->flush_all)
+			together = p->ops;	/* one such type today */
 		else if (!p->want_out)
 			vs_port_flush(sw, p);
 	}
-	if (dgram)
-		vs_dgram_flush(sw);
+	if (together)
+		together->flush_all(sw);
 	if (sw->ncap)
 		vs_ctl_flush(sw);
 }
@@ -90,13 +93,13 @@ void vs_dispatch(struct vs_switch *sw, uint64_t tag, uint32_t events)
 		dgram_readable(sw, VS_SOCK_VNET);
 		break;
 	case VS_EV_STREAM_LISTEN:
-		vs_accept(sw, sw->stream_fd, VS_PORT_STREAM);
+		vs_accept(sw, sw->stream_fd, &vs_stream_ops);
 		break;
 	case VS_EV_SEQPACKET_LISTEN:
-		vs_accept(sw, sw->seqpacket_fd, VS_PORT_SEQPACKET);
+		vs_accept(sw, sw->seqpacket_fd, &vs_seqpacket_ops);
 		break;
 	case VS_EV_VHOST_LISTEN:
-		vs_accept(sw, sw->vhost_fd, VS_PORT_VHOST);
+		vs_accept(sw, sw->vhost_fd, &vs_vhost_ops);
 		break;
 	case VS_EV_CTL_LISTEN:
 		vs_ctl_accept(sw);
@@ -269,7 +272,7 @@ static void run(struct vs_switch *sw)
 		vs_flush_all(sw);
 		if (sw->now_ms >= sw->next_sweep_ms) {
 			vs_fdb_sweep(sw);
-			vs_port_age(sw);
+			vs_dgram_port_age(sw);
 			vs_ctl_expire(sw);
 			if (sw->tap)
 				vs_tap_mtu(sw->tap);

@@ -67,7 +67,7 @@ static struct vs_port *cookie_port(struct vs_switch *sw,
 	for (i = 0; i < sw->nports; i++) {
 		struct vs_port *p = sw->ports[i];
 
-		if (p && !p->dead && p->type == VS_PORT_DGRAM &&
+		if (p && !p->dead && p->ops == &vs_dgram_ops &&
 		    p->dgram.sock == sock && p->mq.ok &&
 		    cookie_eq(p->mq.cookie, cookie))
 			return p;
@@ -196,7 +196,7 @@ static bool is_main_addr(const struct vs_switch *sw,
 	for (i = 0; i < sw->nports; i++) {
 		const struct vs_port *p = sw->ports[i];
 
-		if (p && !p->dead && p->type == VS_PORT_DGRAM &&
+		if (p && !p->dead && p->ops == &vs_dgram_ops &&
 		    p->dgram.addr_hash == h && p->dgram.addrlen == len &&
 		    !memcmp(&p->dgram.addr, addr, len))
 			return true;

@@ -12,20 +12,9 @@
 
 #include "vecswitch.h"
 
-/* input buffers: a tap's largest read; a stream's frame and a read more */
-#define TAP_BUF_LEN		65536
-#define STREAM_READ_CHUNK	65536
-
-static const char *const port_type_name[] = {
-	[VS_PORT_DGRAM]		= "dgram",
-	[VS_PORT_STREAM]	= "stream",
-	[VS_PORT_SEQPACKET]	= "seqpacket",
-	[VS_PORT_TAP]		= "tap",
-	[VS_PORT_VHOST]		= "vhost-user",
-};
-
-struct vs_port *vs_port_new(struct vs_switch *sw, enum vs_port_type type,
-			    int fd, const char *name)
+struct vs_port *vs_port_new(struct vs_switch *sw,
+			    const struct vs_port_ops *ops, int fd,
+			    const char *name)
 {
 	unsigned int slot;
 	struct vs_port *p;
@@ -45,9 +34,8 @@ struct vs_port *vs_port_new(struct vs_switch *sw, enum vs_port_type type,
 	p->txq.to = calloc(p->txq.cap, sizeof(*p->txq.to));
 	if (!p->txq.slot || !p->txq.to)
 		goto err_queue;
-	if (type == VS_PORT_STREAM || type == VS_PORT_TAP) {
-		p->stream.rxcap = type == VS_PORT_TAP ? TAP_BUF_LEN :
-			   4 + sw->cfg.max_frame + STREAM_READ_CHUNK;
+	if (ops->rx_len) {
+		p->stream.rxcap = ops->rx_len(sw);
 		p->stream.rxbuf = malloc(p->stream.rxcap);
 		if (!p->stream.rxbuf)
 			goto err_queue;
@@ -56,11 +44,11 @@ struct vs_port *vs_port_new(struct vs_switch *sw, enum vs_port_type type,
 	p->slot = slot;
 	p->bcast_tokens = sw->cfg.bcast_limit;
 	p->bcast_ms = sw->now_ms;
-	p->type = type;
+	p->ops = ops;
 	p->fd = fd;
 	p->probe.fd = -1;
 	p->dgram.pin.fd = -1;
-	p->uplink = type == VS_PORT_TAP;
+	p->uplink = ops->uplink;
 	snprintf(p->name, sizeof(p->name), "%s", name);
 
 	if (fd >= 0 && vs_epoll_add(sw, fd, vs_ev(VS_EV_PORT, slot),
@@ -71,8 +59,7 @@ struct vs_port *vs_port_new(struct vs_switch *sw, enum vs_port_type type,
 	if (slot + 1 > sw->nports)
 		sw->nports = slot + 1;
 	sw->st.ports_added++;
-	vs_log(sw, 1, "port %u (%s %s) added", p->id, port_type_name[type],
-	       p->name);
+	vs_log(sw, 1, "port %u (%s %s) added", p->id, ops->name, p->name);
 	return p;
 
 err_epoll:
@@ -119,44 +106,48 @@ const char *vs_share_full(struct vs_switch *sw, uint32_t uid, int32_t pid)
 	return NULL;
 }
 
-/* Datagram ports that sent nothing for --port-age seconds go */
-void vs_port_age(struct vs_switch *sw)
-{
-	uint64_t limit = (uint64_t)sw->cfg.port_age * 1000;
-	unsigned int i;
-
-	if (!limit)
-		return;
-	for (i = 0; i < sw->nports; i++) {
-		struct vs_port *p = sw->ports[i];
-
-		if (p && !p->dead && p->type == VS_PORT_DGRAM &&
-		    sw->now_ms - p->seen_ms > limit && !vs_chan_holds(p, NULL)) {
-			sw->st.ports_aged++;
-			vs_port_remove(sw, p, "idle for --port-age");
-		}
-	}
-}
-
-/* A dgram port that sends with headers shows as vnet */
-const char *vs_type_name(enum vs_port_type type)
-{
-	return port_type_name[type];
-}
-
-/* As the control output shows it: a dgram port with headers is "vnet" */
+/* Port @p's type as the control output shows it (a dgram port: "vnet") */
 const char *vs_port_type_name(const struct vs_port *p)
 {
-	return p->nego.tx_vnet && p->type == VS_PORT_DGRAM ? "vnet" :
-	       port_type_name[p->type];
+	return p->ops->show ? p->ops->show(p) : p->ops->name;
+}
+
+/* Send what port @p's queue holds, as far as its peer takes it now */
+void vs_port_flush(struct vs_switch *sw, struct vs_port *p)
+{
+	if (p->ops->flush)
+		p->ops->flush(sw, p);
+}
+
+/* Be told (EPOLLOUT) when port @p's descriptor takes more, or no longer */
+void vs_port_want_out(struct vs_switch *sw, struct vs_port *p, bool on)
+{
+	struct epoll_event ev = {
+		.events = EPOLLIN | EPOLLRDHUP | (on ? EPOLLOUT : 0),
+		.data.u64 = vs_ev(VS_EV_PORT, p->slot),
+	};
+
+	if (p->want_out == on)
+		return;
+	if (epoll_ctl(sw->epfd, EPOLL_CTL_MOD, p->fd, &ev) == 0)
+		p->want_out = on;
+}
+
+/* Port @p's own descriptor reported @events */
+void vs_port_event(struct vs_switch *sw, struct vs_port *p, uint32_t events)
+{
+	if (p->ops->event)
+		p->ops->event(sw, p, events);
+	if (!p->dead && events & EPOLLOUT)
+		vs_port_flush(sw, p);
 }
 
 /* once: what the port's type set up beside its descriptor goes */
 static void port_detach(struct vs_switch *sw, struct vs_port *p)
 {
-	if (p->detach)
-		p->detach(sw, p);
-	p->detach = NULL;
+	if (p->ops->detach && !p->detached)
+		p->ops->detach(sw, p);
+	p->detached = true;
 }
 
 /*
@@ -167,8 +158,8 @@ void vs_port_remove(struct vs_switch *sw, struct vs_port *p, const char *why)
 {
 	if (p->dead)
 		return;
-	vs_log(sw, 1, "port %u (%s %s) removed: %s", p->id,
-	       port_type_name[p->type], p->name, why);
+	vs_log(sw, 1, "port %u (%s %s) removed: %s", p->id, p->ops->name,
+	       p->name, why);
 	p->dead = true;
 	sw->ndead++;
 	sw->st.ports_removed++;
@@ -179,10 +170,8 @@ void vs_port_remove(struct vs_switch *sw, struct vs_port *p, const char *why)
 	vs_queue_drain(p);
 	port_detach(sw, p);
 	if (p->fd >= 0) {
-		/* where the kernel lets descriptors in, some may wait there */
-		if (sw->rights.passed && (p->type == VS_PORT_STREAM ||
-					  p->type == VS_PORT_SEQPACKET))
-			vs_close_later(sw, p->fd);
+		if (p->ops->close)
+			p->ops->close(sw, p);
 		else
 			close(p->fd);
 		p->fd = -1;

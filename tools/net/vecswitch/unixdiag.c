@@ -37,7 +37,7 @@ static void seen_idle(struct vs_switch *sw, const struct sockaddr_un *addr,
 	for (i = 0; i < sw->nports; i++) {
 		struct vs_port *p = sw->ports[i];
 
-		if (p && p->type == VS_PORT_DGRAM && p->dgram.addrlen == len &&
+		if (p && p->ops == &vs_dgram_ops && p->dgram.addrlen == len &&
 		    !memcmp(&p->dgram.addr, addr, len))
 			p->dgram.idle_gen = gen;
 	}

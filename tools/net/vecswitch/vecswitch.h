@@ -6,16 +6,17 @@
  *
  * Where a frame goes, file by file:
  *	mmsg.c, io_uring.c	wait for the sockets; take datagrams off them
- *	dgram.c, conn.c		a datagram or connection's frame, from its port
+ *	dgram.c, conn.c, tap.c,	a frame from its port, by the port's type
+ *	vhost_port.c		(struct vs_port_ops: one a type, in its file)
  *	nego.c, chan.c		(negotiation messages; shortcut channels)
  *	mq.c			(a multiqueue guest's further sockets)
  *	forward.c		checks, learning (fdb.c) and the ports it goes to
  *	gso.c			cut for a port without virtio-net headers
  *	buf.c			stored once, queued on each of those ports
  *	main.c			at the end of the loop turn, every queue is sent
- *				(vs_flush_all):
+ *				(vs_flush_all), through its type's ops:
  *	dgram.c, conn.c,	by sendmmsg for the dgram ports, else as the
- *	vhost_port.c		socket or the guest's receive ring takes it
+ *	tap.c, vhost_port.c	socket, tap or the guest's receive ring takes it
  * vhost_port.c, with vhost.c and virtq.c (vhost.h), takes a vhost-user
  * guest's frames out of its memory and puts frames into it.
  * Around it: main.c (start-up, the loop), conf.c (the command line),
@@ -327,13 +328,62 @@ enum vs_dgram_sock {
 	VS_SOCK_NR
 };
 
-enum vs_port_type {
-	VS_PORT_DGRAM,
-	VS_PORT_STREAM,
-	VS_PORT_SEQPACKET,
-	VS_PORT_TAP,
-	VS_PORT_VHOST,			/* a vhost-user frontend (vhost_port.c) */
+struct vs_port;
+struct vs_gso;
+struct vs_stat_desc;
+
+/*
+ * What a port's type does for it.  Each type's file has one: dgram.c,
+ * conn.c (stream, seqpacket), tap.c, vhost_port.c.  The rest of the
+ * switch calls through it and never asks a port its type; only a type's
+ * own files do (dgram.c and the dgram features it leads, peer.c, nego.c,
+ * chan.c, mq.c, stall.c, unixdiag.c, look for dgram ports among all).
+ * Hooks that may be NULL say what that means.
+ */
+struct vs_port_ops {
+	const char *name;		/* of the type, as the control output shows it */
+	bool uplink;			/* the tap: the switch's way out */
+	bool takes_fds;			/* its connection may carry descriptors in */
+	/* bytes of input buffer a port needs (NULL: none) */
+	size_t (*rx_len)(const struct vs_switch *sw);
+	/* once it is a port, before any event (NULL: nothing); < 0: fail */
+	int (*attach)(struct vs_switch *sw, struct vs_port *p);
+	/* its descriptor reported @events (NULL: it has none of its own) */
+	void (*event)(struct vs_switch *sw, struct vs_port *p, uint32_t events);
+	/* send what its queue holds, as far as its peer takes it now */
+	void (*flush)(struct vs_switch *sw, struct vs_port *p);
+	/*
+	 * instead of flush at the end of a loop turn: every port of the type
+	 * with frames queued, together (dgram: one sendmmsg for all)
+	 */
+	void (*flush_all)(struct vs_switch *sw);
+	/* what it set up beside its descriptor goes (NULL: nothing) */
+	void (*detach)(struct vs_switch *sw, struct vs_port *p);
+	/* its descriptor goes (NULL: close()) */
+	void (*close)(struct vs_switch *sw, struct vs_port *p);
+	/* its name of the type for this port (NULL: name) */
+	const char *(*show)(const struct vs_port *p);
+	/* its peer stopped reading: hold frames back (NULL: never) */
+	bool (*stalled)(struct vs_switch *sw, const struct vs_port *p);
+	/* it takes a super-frame like @gso whole (NULL: every kind) */
+	bool (*takes_gso)(const struct vs_port *p, const struct vs_gso *gso);
+	/*
+	 * send a frame (header first) now, straight from @iov, where nothing
+	 * waits in its queue; false: it must take the queue (NULL: always)
+	 */
+	bool (*send_now)(struct vs_switch *sw, struct vs_port *p,
+			 struct iovec *iov, unsigned int n, unsigned int len);
+	/* its own counters, laid out as stat_desc says (NULL: none) */
+	const void *(*stats)(const struct vs_port *p);
+	const struct vs_stat_desc *stat_desc;
+	unsigned int stat_count;
 };
+
+extern const struct vs_port_ops vs_dgram_ops;
+extern const struct vs_port_ops vs_stream_ops;
+extern const struct vs_port_ops vs_seqpacket_ops;
+extern const struct vs_port_ops vs_tap_ops;
+extern const struct vs_port_ops vs_vhost_ops;
 
 /*
  * A port's state is grouped by the feature that owns it, each group in a
@@ -410,11 +460,12 @@ struct vs_port_vhost {
 struct vs_port {
 	unsigned int id;		/* never reused while the switch runs */
 	unsigned int slot;		/* index in sw->ports */
-	enum vs_port_type type;
+	const struct vs_port_ops *ops;	/* what its type does for it */
 	int fd;				/* -1 for dgram peers: they share sw->dgram_fd */
 	bool uplink;
 	bool dead;			/* removed; freed at the end of the loop turn */
 	bool want_out;			/* EPOLLOUT armed */
+	bool detached;			/* its ops->detach ran */
 	bool locked;			/* --mac-lock: lock_mac is set */
 	struct vs_port_nego nego;
 	struct vs_port_chan chan;
@@ -429,8 +480,6 @@ struct vs_port {
 	struct vs_queue_stats qst[VS_MQ_MAX];
 
 	struct vs_port_vhost vhost;
-	/* what its type must undo before the port goes (vhost-user) */
-	void (*detach)(struct vs_switch *sw, struct vs_port *p);
 	struct vs_port_stream stream;
 
 	unsigned int fdb_count;
@@ -687,12 +736,14 @@ int vs_epoll_add(struct vs_switch *sw, int fd, uint64_t tag, uint32_t events);
 
 /* port.c */
 const char *vs_share_full(struct vs_switch *sw, uint32_t uid, int32_t pid);
-void vs_port_age(struct vs_switch *sw);
-struct vs_port *vs_port_new(struct vs_switch *sw, enum vs_port_type type,
-			    int fd, const char *name);
+struct vs_port *vs_port_new(struct vs_switch *sw,
+			    const struct vs_port_ops *ops, int fd,
+			    const char *name);
 void vs_port_remove(struct vs_switch *sw, struct vs_port *p, const char *why);
-const char *vs_type_name(enum vs_port_type type);
 const char *vs_port_type_name(const struct vs_port *p);
+void vs_port_flush(struct vs_switch *sw, struct vs_port *p);
+void vs_port_event(struct vs_switch *sw, struct vs_port *p, uint32_t events);
+void vs_port_want_out(struct vs_switch *sw, struct vs_port *p, bool on);
 void vs_port_reap(struct vs_switch *sw);
 void vs_port_free_all(struct vs_switch *sw);
 void vs_name_escape(char *out, size_t outlen, const uint8_t *s, size_t n);
@@ -705,17 +756,15 @@ void vs_dgram_input(struct vs_switch *sw, enum vs_dgram_sock sock,
 void vs_dgram_probe_event(struct vs_port *p);
 int vs_next_retry_ms(struct vs_switch *sw);
 int vs_dgram_rx(struct vs_switch *sw, enum vs_dgram_sock sock);
-void vs_dgram_flush(struct vs_switch *sw);
-bool vs_dgram_send_now(struct vs_switch *sw, struct vs_port *p,
-		       struct iovec *iov, unsigned int n, unsigned int len);
+void vs_dgram_port_age(struct vs_switch *sw);
 
 /* conn.c */
-void vs_port_flush(struct vs_switch *sw, struct vs_port *p);
-void vs_port_event(struct vs_switch *sw, struct vs_port *p, uint32_t events);
-void vs_accept(struct vs_switch *sw, int lfd, enum vs_port_type type);
+void vs_accept(struct vs_switch *sw, int lfd, const struct vs_port_ops *ops);
+void vs_stream_rx(struct vs_switch *sw, struct vs_port *p);
+
+/* tap.c */
 int vs_tap_open(struct vs_switch *sw, const char *ifname);
 void vs_tap_mtu(struct vs_port *p);
-void vs_stream_rx(struct vs_switch *sw, struct vs_port *p);
 
 /* forward.c */
 void vs_forward(struct vs_switch *sw, struct vs_port *in,
@@ -909,14 +958,8 @@ void vs_diag_refresh(struct vs_switch *sw);
 bool vs_diag_reading(const struct vs_switch *sw, const struct vs_port *p);
 
 /* vhost_port.c */
-int vs_vhost_attach(struct vs_switch *sw, struct vs_port *p);
-void vs_vhost_input(struct vs_switch *sw, struct vs_port *p);
 void vs_vhost_kick(struct vs_switch *sw, struct vs_port *p, unsigned int q);
-void vs_vhost_flush(struct vs_switch *sw, struct vs_port *p);
 void vs_vhost_poll_busy(struct vs_switch *sw);
-const void *vs_vhost_stats(const struct vs_port *p);
-extern const struct vs_stat_desc vs_vhost_stat_desc[];
-extern const unsigned int vs_vhost_stat_count;
 
 /* mmsg.c / io_uring.c */
 extern const struct vs_io_ops vs_io_mmsg;

@@ -55,7 +55,7 @@ static int ctx_kick(void *arg, unsigned int q, int fd, bool add)
 }
 
 #define VH_STAT(n)	{ "vhost_" #n, offsetof(struct vs_vh_stats, n) }
-const struct vs_stat_desc vs_vhost_stat_desc[] = {
+static const struct vs_stat_desc vh_stat_desc[] = {
 	VH_STAT(msgs),
 	VH_STAT(kicks),
 	VH_STAT(calls),
@@ -63,16 +63,10 @@ const struct vs_stat_desc vs_vhost_stat_desc[] = {
 	VH_STAT(rx_bufs),
 };
 
-const unsigned int vs_vhost_stat_count = ARRAY_SIZE(vs_vhost_stat_desc);
-
-/*
- * The counters of port @p, laid out as vs_vhost_stat_desc says, or NULL
- * when it is not a vhost-user port
- */
-const void *vs_vhost_stats(const struct vs_port *p)
+/* The counters of port @p, laid out as vh_stat_desc says */
+static const void *vh_stats(const struct vs_port *p)
 {
-	return p->type == VS_PORT_VHOST && p->vhost.vh ?
-	       &p->vhost.vh->st : NULL;
+	return p->vhost.vh ? &p->vhost.vh->st : NULL;
 }
 
 /*
@@ -142,16 +136,18 @@ static void detach(struct vs_switch *sw, struct vs_port *p)
 		p->vhost.busy = false;
 		sw->vh_busy--;
 	}
-	vs_vh_fini(p->vhost.vh, &env);
-	free(p->vhost.vh);
-	p->vhost.vh = NULL;
+	if (p->vhost.vh) {
+		vs_vh_fini(p->vhost.vh, &env);
+		free(p->vhost.vh);
+		p->vhost.vh = NULL;
+	}
 	if (p->fd >= 0) {
 		vs_close_later(sw, p->fd);
 		p->fd = -1;
 	}
 }
 
-int vs_vhost_attach(struct vs_switch *sw, struct vs_port *p)
+static int attach(struct vs_switch *sw, struct vs_port *p)
 {
 	static bool sigbus_set;
 
@@ -164,7 +160,6 @@ int vs_vhost_attach(struct vs_switch *sw, struct vs_port *p)
 		sigbus_set = true;
 	}
 	vs_vh_init(p->vhost.vh, p->fd);
-	p->detach = detach;
 	return 0;
 }
 
@@ -305,16 +300,16 @@ static bool direct(struct vs_switch *sw, struct vs_port *in,
 }
 
 /*
- * A super-frame for a dgram guest that agreed to headers: sent at once
- * from the sender's buffers, behind the switch's copies of its header and
- * first @hl bytes, where nothing is queued for that guest
- * (vs_dgram_send_now); the kernel's copy into the guest's socket is the
- * only one.  False if it must take the queue instead.
+ * A super-frame for a port whose type can send one at once (a dgram guest
+ * that agreed to headers): from the sender's buffers, behind the switch's
+ * copies of its header and first @hl bytes, where nothing is queued for
+ * that port (its send_now); the kernel's copy into the guest's socket is
+ * the only one.  False if it must take the queue instead.
  */
-static bool direct_dgram(struct vs_switch *sw, struct vs_port *in,
-			 struct vs_port *out, const struct vs_vh_frame *f,
-			 const uint8_t *hdr, const uint8_t *head,
-			 unsigned int hl, unsigned int len)
+static bool direct_send(struct vs_switch *sw, struct vs_port *in,
+			struct vs_port *out, const struct vs_vh_frame *f,
+			const uint8_t *hdr, const uint8_t *head,
+			unsigned int hl, unsigned int len)
 {
 	struct iovec iov[VS_VH_IOV_MAX + 2];
 	uint8_t oh[VS_VNET_HDR_LEN];
@@ -326,7 +321,7 @@ static bool direct_dgram(struct vs_switch *sw, struct vs_port *in,
 	iov[1].iov_base = (void *)head;
 	iov[1].iov_len = hl;
 	n = 2 + slice(f, in->vhost.vh->hdr_len + hl, iov + 2);
-	if (!vs_dgram_send_now(sw, out, iov, n, len))
+	if (!out->ops->send_now(sw, out, iov, n, len))
 		return false;
 	sw->st.vhost_direct++;
 	return true;
@@ -372,13 +367,13 @@ static void tx_frame(struct vs_switch *sw, struct vs_port *p,
 	if (!vs_forward_decide(sw, p, 0, head, len, &gso, &fw))
 		return;
 	/* a capture copies frames from the switch's buffers */
-	if (fw.out && fw.out->type == VS_PORT_VHOST && !sw->ncap &&
+	if (fw.out && fw.out->ops == &vs_vhost_ops && !sw->ncap &&
 	    vs_forward_direct_ok(fw.out, &gso) &&
 	    direct(sw, p, fw.out, f, hdr, head, hl, len, t))
 		return;
-	if (fw.out && fw.out->type == VS_PORT_DGRAM && !sw->ncap &&
+	if (fw.out && fw.out->ops->send_now && !sw->ncap &&
 	    gso.type != VIRTIO_NET_HDR_GSO_NONE &&
-	    direct_dgram(sw, p, fw.out, f, hdr, head, hl, len))
+	    direct_send(sw, p, fw.out, f, hdr, head, hl, len))
 		return;
 	b = vs_buf_alloc(len);
 	if (!b) {
@@ -447,7 +442,7 @@ static void tx_poll(struct vs_switch *sw, struct vs_port *p)
  * Deliver the port's queue into the guest's receive buffers.  Where the
  * guest has posted none, the rest waits (want_out) for its kick.
  */
-void vs_vhost_flush(struct vs_switch *sw, struct vs_port *p)
+static void vh_flush(struct vs_switch *sw, struct vs_port *p)
 {
 	struct vs_vhost *v = p->vhost.vh;
 
@@ -504,7 +499,7 @@ static void note_features(struct vs_port *p)
 		     vs_vh_has(v, VN_F_GUEST_TSO6);
 }
 
-void vs_vhost_input(struct vs_switch *sw, struct vs_port *p)
+static void vh_input(struct vs_switch *sw, struct vs_port *p)
 {
 	VH_ENV(env, ctx, sw, p);
 
@@ -515,7 +510,7 @@ void vs_vhost_input(struct vs_switch *sw, struct vs_port *p)
 	/* a queue that just started may hold frames or room already */
 	tx_poll(sw, p);
 	if (!p->dead && p->txq.count)
-		vs_vhost_flush(sw, p);
+		vh_flush(sw, p);
 }
 
 void vs_vhost_kick(struct vs_switch *sw, struct vs_port *p, unsigned int q)
@@ -526,7 +521,7 @@ void vs_vhost_kick(struct vs_switch *sw, struct vs_port *p, unsigned int q)
 	if (q == VS_VH_TXQ)
 		tx_poll(sw, p);
 	else if (p->txq.count)
-		vs_vhost_flush(sw, p);
+		vh_flush(sw, p);
 }
 
 /* The guests whose transmit queue held more than one turn's worth */
@@ -541,3 +536,29 @@ void vs_vhost_poll_busy(struct vs_switch *sw)
 			tx_poll(sw, p);
 	}
 }
+
+static void vh_event(struct vs_switch *sw, struct vs_port *p, uint32_t events)
+{
+	if (events & (EPOLLIN | EPOLLHUP | EPOLLRDHUP | EPOLLERR))
+		vh_input(sw, p);
+}
+
+/* A vhost-user guest is offered TCP segmentation offload, not UDP's */
+static bool vh_takes_gso(const struct vs_port *p, const struct vs_gso *gso)
+{
+	(void)p;
+	return gso->type != VIRTIO_NET_HDR_GSO_UDP_L4;
+}
+
+const struct vs_port_ops vs_vhost_ops = {
+	.name		= "vhost-user",
+	.takes_fds	= true,
+	.attach		= attach,
+	.event		= vh_event,
+	.flush		= vh_flush,
+	.detach		= detach,
+	.takes_gso	= vh_takes_gso,
+	.stats		= vh_stats,
+	.stat_desc	= vh_stat_desc,
+	.stat_count	= ARRAY_SIZE(vh_stat_desc),
+};

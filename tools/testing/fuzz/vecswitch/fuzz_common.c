@@ -146,9 +146,9 @@ void fz_advance(struct vs_switch *sw, unsigned int ms)
 	sw->now_ms = fz_clock_ms;
 }
 
-struct vs_port *fz_port(struct vs_switch *sw, enum vs_port_type type)
+struct vs_port *fz_port(struct vs_switch *sw, const struct vs_port_ops *ops)
 {
-	return vs_port_new(sw, type, -1, "fuzz");
+	return vs_port_new(sw, ops, -1, "fuzz");
 }
 
 void fz_drain(struct vs_switch *sw)

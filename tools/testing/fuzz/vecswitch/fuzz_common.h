@@ -31,7 +31,7 @@ void fz_switch_fini(struct vs_switch *sw);
 /* Move the switch's clock forward. */
 void fz_advance(struct vs_switch *sw, unsigned int ms);
 /* A connected-type port with no fd: frames are fed to it by hand. */
-struct vs_port *fz_port(struct vs_switch *sw, enum vs_port_type type);
+struct vs_port *fz_port(struct vs_switch *sw, const struct vs_port_ops *ops);
 /* Take every queued frame off every port as if it had been sent. */
 void fz_drain(struct vs_switch *sw);
 /* abort() when counters, queues or the table disagree with each other. */

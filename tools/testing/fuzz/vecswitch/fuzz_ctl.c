@@ -23,8 +23,8 @@ static void populate(struct vs_switch *sw, uint8_t setup)
 	unsigned int i, n = setup & 7;
 
 	for (i = 0; i < n; i++) {
-		struct vs_port *p = vs_port_new(sw, i & 1 ? VS_PORT_SEQPACKET :
-						VS_PORT_STREAM, -1,
+		struct vs_port *p = vs_port_new(sw, i & 1 ? &vs_seqpacket_ops :
+						&vs_stream_ops, -1,
 						i & 2 ? "g\"\\\x01\xff" : "guest");
 
 		if (!p)

@@ -116,9 +116,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned int ops = 0;
 
 	fz_switch_init(&sw, fz_u8(&in));
-	fixed[0] = fz_port(&sw, VS_PORT_STREAM);
-	fixed[1] = fz_port(&sw, VS_PORT_SEQPACKET);
-	fixed[2] = fz_port(&sw, VS_PORT_TAP);
+	fixed[0] = fz_port(&sw, &vs_stream_ops);
+	fixed[1] = fz_port(&sw, &vs_seqpacket_ops);
+	fixed[2] = fz_port(&sw, &vs_tap_ops);
 	/* an uplink of a small MTU, or of none known */
 	if (fixed[2])
 		fixed[2]->mtu = fz_u8(&in) * 8;

@@ -50,9 +50,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool bad;
 
 	fz_switch_init(&sw, fz_u8(&in));
-	p = fz_port(&sw, VS_PORT_STREAM);
+	p = fz_port(&sw, &vs_stream_ops);
 	/* the peer a good frame goes to */
-	fz_port(&sw, VS_PORT_SEQPACKET);
+	fz_port(&sw, &vs_seqpacket_ops);
 	seen = malloc(size ? size : 1);
 	if (!p || !seen)
 		abort();
