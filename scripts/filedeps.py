@@ -8,7 +8,11 @@ function-like macro or a static inline function of the directory's
 headers stands for what it calls: a file that uses vecnet_count_tx()
 calls the file that defines the counter helper the macro expands to.
 A table of operations (a transport's, net_device_ops) names no call:
-it is how a lower file is reached from above on purpose.
+it is how a lower file is reached from above on purpose.  Except the
+tables named as "through" (the switch's I/O backends, struct vs_io_ops):
+a file that calls one of their members (->wait(...)) calls every file
+that fills one in, so that a backend calling back up into the loop that
+calls it shows as the cycle it is.
 
 report() prints one line per file, callers first, then any cycle.
 """
@@ -63,8 +67,22 @@ def _header_aliases(d, prefix):
     return resolved
 
 
-def graph(d, prefix):
-    """{file without .c: the files it calls}"""
+def _through(src, types):
+    """{member called through: the files whose tables of @types fill it}"""
+    fills = {}
+    for f, s in src.items():
+        for t in types:
+            for m in re.finditer(r"\bstruct\s+%s\s+\w+\s*=\s*{(.*?)};" % t,
+                                 s, flags=re.S):
+                for member in re.findall(r"\.(\w+)\s*=\s*[a-z_]\w*\s*,",
+                                         m.group(1)):
+                    fills.setdefault(member, set()).add(f)
+    return fills
+
+
+def graph(d, prefix, through=()):
+    """{file without .c: the files it calls}; @through: the ops tables
+    whose calls count (see above)"""
     src, defs = {}, {}
     for f in sorted(os.listdir(d)):
         if not f.endswith(".c"):
@@ -76,6 +94,7 @@ def graph(d, prefix):
                              flags=re.M):
             defs[m.group(1)] = f[:-2]
     aliases = _header_aliases(d, prefix)
+    fills = _through(src, through)
     edges = {f: set() for f in src}
     for f, s in src.items():
         for name in _calls(s, prefix):
@@ -83,6 +102,8 @@ def graph(d, prefix):
                 g = defs.get(target)
                 if g and g != f:
                     edges[f].add(g)
+        for member in re.findall(r"->(\w+)\s*\(", s):
+            edges[f] |= fills.get(member, set()) - {f}
     return edges
 
 
@@ -147,8 +168,8 @@ def report(edges, check):
         sys.exit(1)
 
 
-def main(prefix, default_dir):
+def main(prefix, default_dir, through=()):
     """The command line of the scripts: [--check] [DIR]"""
     args = [a for a in sys.argv[1:] if a != "--check"]
     d = args[0] if args else default_dir
-    report(graph(d, prefix), "--check" in sys.argv)
+    report(graph(d, prefix, through), "--check" in sys.argv)

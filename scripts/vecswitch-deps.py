@@ -5,7 +5,9 @@
 vecswitch-deps.py [--check] [DIR]
 
 DIR defaults to tools/net/vecswitch.  A file "calls" another when it
-names a vs_* function defined there (filedeps.py says how).  Prints one
+names a vs_* function defined there, or calls a member of an I/O
+backend's table (struct vs_io_ops) that the other fills in (filedeps.py
+says how).  Prints one
 line per file, callers first, then any cycle; with --check exits 1 when
 there is a cycle, so that the calls keep pointing one way, or no call at
 all (nothing was read).
@@ -20,4 +22,5 @@ import filedeps  # noqa: E402
 
 if __name__ == "__main__":
     filedeps.main("vs_", os.path.join(os.path.dirname(__file__), "..",
-                                      "tools", "net", "vecswitch"))
+                                      "tools", "net", "vecswitch"),
+                  through=("vs_io_ops",))

@@ -79,6 +79,37 @@ static void usage(FILE *f)
 "  -V, --version        version\n");
 }
 
+/* ---- defaults ------------------------------------------------------------ */
+
+/* What every option is when the command line does not say */
+void vs_conf_defaults(struct vs_config *cfg)
+{
+	*cfg = (struct vs_config){
+		.sock_mode	= 0600,
+		.sock_gid	= -1,
+		.ctl_mode	= 0600,
+		.ctl_gid	= -1,
+		.max_frame	= 9216,
+		.age		= 300,
+		.fdb_max	= 4096,
+		.fdb_port_max	= 256,
+		.fdb_uplink_max	= 1024,
+		.user_ports	= 32,
+		.process_ports	= 8,
+		.fdb_user_max	= 1024,
+		.port_age	= 3600,
+		.max_memory	= 256,
+		.vhost_mem_max	= 64 << 10,
+		.vhost_mem_total = 16 << 20,
+		.bcast_limit	= 10000,
+		.queue_len	= 1024,
+		.max_ports	= 256,
+		.unread_limit	= 4u << 20,
+		.flood_unknown	= true,
+		.shortcut	= true,
+	};
+}
+
 /* ---- command line ---------------------------------------------------------- */
 
 enum {

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * io_uring.c - the io_uring I/O backend (liburing). The dgram socket is read
- * by one multishot RECVMSG into a ring of provided buffers. Sending is the
- * same as in the mmsg backend (vs_dgram_flush): a send to a unix socket
- * completes in the call, so the ring would add nothing. Everything else
+ * by one multishot RECVMSG into a ring of provided buffers, each datagram
+ * handed to dgram.c as it completes. Sending is the same as with the mmsg
+ * backend (the ports' ops): a send to a unix socket completes in the
+ * call, so the ring would add nothing. Everything else
  * (listeners, stream, seqpacket, tap, control, signals, dgram wake-up
  * probes, the --vnet socket) stays on the epoll set, which the ring
  * watches with a poll request re-armed after each completion, so one
@@ -25,7 +26,6 @@
 #define CQ_ENTRIES	1024
 #define NBUF		VS_URING_BUFS	/* provided receive buffers, power of 2 */
 #define BGID		0
-#define EPOLL_EVENTS	64
 
 enum { TAG_EPOLL = 1, TAG_RECV };
 
@@ -181,16 +181,18 @@ err:
 
 /* ---- completions ------------------------------------------------------------- */
 
-/* Dispatch what the epoll set has ready now; returns how many. */
-static int epoll_ready(struct vs_switch *sw)
+/* What the epoll set has ready now, into @r as far as it has room */
+static void epoll_ready(struct vs_switch *sw, struct vs_ready *r)
 {
-	struct epoll_event ev[EPOLL_EVENTS];
-	int i, n;
+	int n;
 
-	n = epoll_wait(sw->epfd, ev, EPOLL_EVENTS, 0);
-	for (i = 0; i < n; i++)
-		vs_dispatch(sw, ev[i].data.u64, ev[i].events);
-	return n > 0 ? n : 0;
+	if (r->n == VS_READY_MAX) {
+		r->more = true;
+		return;
+	}
+	n = epoll_wait(sw->epfd, r->ev + r->n, VS_READY_MAX - r->n, 0);
+	if (n > 0)
+		r->n += n;
 }
 
 /* Descriptors in a multishot recvmsg buffer: as vs_rights_take() */
@@ -255,7 +257,7 @@ static void recv_done(struct vs_switch *sw, struct io_uring_cqe *cqe)
 	buf_return(u, bid);
 }
 
-static int uring_wait(struct vs_switch *sw, int timeout_ms)
+static int uring_wait(struct vs_switch *sw, int timeout_ms, struct vs_ready *r)
 {
 	struct __kernel_timespec ts = {
 		.tv_sec = timeout_ms / 1000,
@@ -264,7 +266,7 @@ static int uring_wait(struct vs_switch *sw, int timeout_ms)
 	struct uring_priv *u = priv(sw);
 	struct io_uring_cqe *cqe;
 	unsigned int head, seen = 0, ncqe = 0;
-	int r;
+	int err;
 
 	if (!u->recv_armed && sw->dgram_fd >= 0)
 		arm_recv(u, sw->dgram_fd);
@@ -272,18 +274,17 @@ static int uring_wait(struct vs_switch *sw, int timeout_ms)
 		arm_poll(u, sw->epfd);
 
 	/* something ready already: do not sleep, just submit and reap */
-	if (epoll_ready(sw)) {
-		sw->now_ms = vs_now_ms();
-		vs_flush_all(sw);
+	epoll_ready(sw, r);
+	if (r->n) {
 		ts.tv_sec = 0;
 		ts.tv_nsec = 0;
 		timeout_ms = 0;
 	}
-	r = io_uring_submit_and_wait_timeout(&u->ring, &cqe, 1,
-					     timeout_ms < 0 ? NULL : &ts, NULL);
-	if (r < 0 && r != -ETIME && r != -EINTR && r != -EAGAIN &&
-	    r != -EBUSY) {
-		errno = -r;
+	err = io_uring_submit_and_wait_timeout(&u->ring, &cqe, 1,
+					       timeout_ms < 0 ? NULL : &ts, NULL);
+	if (err < 0 && err != -ETIME && err != -EINTR && err != -EAGAIN &&
+	    err != -EBUSY) {
+		errno = -err;
 		return -1;
 	}
 	sw->now_ms = vs_now_ms();
@@ -296,13 +297,16 @@ static int uring_wait(struct vs_switch *sw, int timeout_ms)
 		case TAG_EPOLL:
 			if (!(cqe->flags & IORING_CQE_F_MORE))
 				u->poll_armed = false;
-			epoll_ready(sw);
+			epoll_ready(sw, r);
 			break;
 		case TAG_RECV:
 			recv_done(sw, cqe);
-			/* keep peers' queues moving during a long burst */
-			if (!(++seen % VS_BATCH))
-				vs_flush_all(sw);
+			seen++;
+			break;
+		}
+		/* the loop sends what a batch forwarded before the next one */
+		if (seen == VS_BATCH) {
+			r->more = true;
 			break;
 		}
 	}

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * main.c - start-up and shutdown, logging, and the main loop that waits
- * through the I/O backend, dispatches events, flushes queues and runs the
- * once-a-second housekeeping (aging, control time-outs).  The command line
- * is conf.c's.
+ * main.c - start-up and shutdown: the switch's memory, sockets and I/O
+ * backend made, the loop (loop.c) run, and all of it undone.  The command
+ * line and its defaults are conf.c's.
  */
 #include <errno.h>
 #include <malloc.h>
@@ -19,111 +18,6 @@
 #include <sys/socket.h>
 
 #include "vecswitch.h"
-
-/* batches taken off a readable dgram socket before anything else runs */
-#define RX_BATCHES_PER_EVENT	4
-
-#define HOUSEKEEP_MS	1000
-
-/* ---- event dispatch -------------------------------------------------------- */
-
-/*
- * End of a loop turn: push what forwarding queued, port by port, or for
- * a type that sends all its ports' frames together (dgram), once
- */
-void vs_flush_all(struct vs_switch *sw)
-{
-	const struct vs_port_ops *together = NULL;
-	unsigned int i;
-
-	for (i = 0; i < sw->nports; i++) {
-		struct vs_port *p = sw->ports[i];
-
-		if (!p || p->dead || !p->txq.count)
-			continue;
-		if (p->ops->flush_all)
-			together = p->ops;	/* one such type today */
-		else if (!p->want_out)
-			vs_port_flush(sw, p);
-	}
-	if (together)
-		together->flush_all(sw);
-	if (sw->ncap)
-		vs_ctl_flush(sw);
-}
-
-/*
- * Datagram socket @sock is readable: take batches off it, and send what
- * each forwarded before the next, so that the per-port queues stay short.
- */
-static void dgram_readable(struct vs_switch *sw, enum vs_dgram_sock sock)
-{
-	int round;
-
-	for (round = 0; round < RX_BATCHES_PER_EVENT; round++) {
-		int r = vs_dgram_rx(sw, sock);
-
-		if (r <= 0)
-			return;
-		vs_flush_all(sw);
-		if (r < VS_BATCH)
-			return;
-	}
-}
-
-void vs_dispatch(struct vs_switch *sw, uint64_t tag, uint32_t events)
-{
-	unsigned int idx = tag >> 8;
-	struct vs_port *p;
-
-	switch ((enum vs_ev_kind)(tag & 0xff)) {
-	case VS_EV_SIGNAL: {
-		struct signalfd_siginfo si;
-
-		if (read(sw->sigfd, &si, sizeof(si)) == sizeof(si)) {
-			vs_log(sw, 1, "signal %u, stopping", si.ssi_signo);
-			sw->stop = true;
-		}
-		break;
-	}
-	case VS_EV_DGRAM:
-		dgram_readable(sw, VS_SOCK_DGRAM);
-		break;
-	case VS_EV_VNET:
-		dgram_readable(sw, VS_SOCK_VNET);
-		break;
-	case VS_EV_STREAM_LISTEN:
-		vs_accept(sw, sw->stream_fd, &vs_stream_ops);
-		break;
-	case VS_EV_SEQPACKET_LISTEN:
-		vs_accept(sw, sw->seqpacket_fd, &vs_seqpacket_ops);
-		break;
-	case VS_EV_VHOST_LISTEN:
-		vs_accept(sw, sw->vhost_fd, &vs_vhost_ops);
-		break;
-	case VS_EV_CTL_LISTEN:
-		vs_ctl_accept(sw);
-		break;
-	case VS_EV_CTL_CONN:
-		vs_ctl_event(sw, idx, events);
-		break;
-	case VS_EV_PORT:
-	case VS_EV_PROBE:
-	case VS_EV_KICK_RX:
-	case VS_EV_KICK_TX:
-		/* a port removed earlier in this batch may still have events */
-		p = idx < sw->nports ? sw->ports[idx] : NULL;
-		if (!p || p->dead)
-			break;
-		if ((tag & 0xff) == VS_EV_PROBE)
-			vs_dgram_probe_event(p);
-		else if ((tag & 0xff) == VS_EV_PORT)
-			vs_port_event(sw, p, events);
-		else if (p->vhost.vh)
-			vs_vhost_kick(sw, p, (tag & 0xff) == VS_EV_KICK_TX);
-		break;
-	}
-}
 
 /* ---- start-up and shutdown ------------------------------------------------- */
 
@@ -246,69 +140,9 @@ static int setup_io(struct vs_switch *sw)
 	return sw->io->init(sw);
 }
 
-static int next_timeout(struct vs_switch *sw)
-{
-	int t = sw->next_sweep_ms > sw->now_ms ?
-		(int)(sw->next_sweep_ms - sw->now_ms) : 0;
-	int r = vs_next_retry_ms(sw);
-
-	if (sw->vh_busy)
-		return 0;
-	return r >= 0 && r < t ? r : t;
-}
-
-static void run(struct vs_switch *sw)
-{
-	sw->now_ms = vs_now_ms();
-	sw->next_sweep_ms = sw->now_ms + HOUSEKEEP_MS;
-	while (!sw->stop) {
-		if (sw->io->wait(sw, next_timeout(sw)) < 0) {
-			vs_log(sw, 0, "wait: %s", strerror(errno));
-			break;
-		}
-		sw->now_ms = vs_now_ms();
-		if (sw->vh_busy)
-			vs_vhost_poll_busy(sw);
-		vs_flush_all(sw);
-		if (sw->now_ms >= sw->next_sweep_ms) {
-			vs_fdb_sweep(sw);
-			vs_dgram_port_age(sw);
-			vs_ctl_expire(sw);
-			if (sw->tap)
-				vs_tap_mtu(sw->tap);
-			sw->next_sweep_ms = sw->now_ms + HOUSEKEEP_MS;
-		}
-		vs_port_reap(sw);
-	}
-}
-
 int main(int argc, char **argv)
 {
 	struct vs_switch sw = {
-		.cfg = {
-			.sock_mode	= 0600,
-			.sock_gid	= -1,
-			.ctl_mode	= 0600,
-			.ctl_gid	= -1,
-			.max_frame	= 9216,
-			.age		= 300,
-			.fdb_max	= 4096,
-			.fdb_port_max	= 256,
-			.fdb_uplink_max	= 1024,
-			.user_ports	= 32,
-			.process_ports	= 8,
-			.fdb_user_max	= 1024,
-			.port_age	= 3600,
-			.max_memory	= 256,
-			.vhost_mem_max	= 64 << 10,
-			.vhost_mem_total = 16 << 20,
-			.bcast_limit	= 10000,
-			.queue_len	= 1024,
-			.max_ports	= 256,
-			.unread_limit	= 4u << 20,
-			.flood_unknown	= true,
-			.shortcut	= true,
-		},
 		.epfd = -1, .sigfd = -1, .dgram_fd = -1, .vnet_fd = -1,
 		.stream_fd = -1,
 		.seqpacket_fd = -1, .vhost_fd = -1, .ctl_fd = -1, .diag.fd = -1,
@@ -319,6 +153,7 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "ctl"))
 		return vs_ctl_client(argc - 1, argv + 1);
+	vs_conf_defaults(&sw.cfg);
 	vs_conf_parse(&sw.cfg, argc, argv);
 	vs_buf_set_limit((size_t)sw.cfg.max_memory << 20);
 	vs_rights_init(&sw);
@@ -359,7 +194,7 @@ int main(int argc, char **argv)
 
 	vs_log(NULL, 0, "running (io %s%s%s)", sw.io->name,
 	       sw.cfg.hub ? ", hub" : "", sw.cfg.isolate ? ", isolate" : "");
-	run(&sw);
+	vs_loop_run(&sw);
 	ret = 0;
 	sw.io->fini(&sw);
 

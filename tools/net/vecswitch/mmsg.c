@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmsg.c - the portable I/O backend: epoll for readiness, and the dgram
- * socket read with recvmmsg (vs_dgram_rx) when it is ready.  Used where
- * io_uring is missing and with --no-uring.  Sending is the same for both
- * backends (vs_dgram_flush, vs_port_flush).
+ * mmsg.c - the portable I/O backend: epoll for readiness, the dgram
+ * socket among the rest (the loop reads it with recvmmsg when it is
+ * ready).  Used where io_uring is missing and with --no-uring.  Sending
+ * is the same for both backends (the ports' ops).
  */
 #include <errno.h>
 #include <string.h>
@@ -11,8 +11,6 @@
 #include <sys/socket.h>
 
 #include "vecswitch.h"
-
-#define EPOLL_EVENTS		64
 
 static int mmsg_init(struct vs_switch *sw)
 {
@@ -27,17 +25,14 @@ static void mmsg_fini(struct vs_switch *sw)
 	(void)sw;
 }
 
-static int mmsg_wait(struct vs_switch *sw, int timeout_ms)
+/* The dgram socket is in the epoll set too: the loop reads it when ready */
+static int mmsg_wait(struct vs_switch *sw, int timeout_ms, struct vs_ready *r)
 {
-	struct epoll_event ev[EPOLL_EVENTS];
-	int i, n;
+	int n = epoll_wait(sw->epfd, r->ev, VS_READY_MAX, timeout_ms);
 
-	n = epoll_wait(sw->epfd, ev, EPOLL_EVENTS, timeout_ms);
 	if (n < 0)
 		return errno == EINTR ? 0 : -1;
-	sw->now_ms = vs_now_ms();
-	for (i = 0; i < n; i++)
-		vs_dispatch(sw, ev[i].data.u64, ev[i].events);
+	r->n = n;
 	return 0;
 }
 

@@ -13,13 +13,14 @@
  *	forward.c		checks, learning (fdb.c) and the ports it goes to
  *	gso.c			cut for a port without virtio-net headers
  *	buf.c			stored once, queued on each of those ports
- *	main.c			at the end of the loop turn, every queue is sent
+ *	loop.c			at the end of the loop turn, every queue is sent
  *				(vs_flush_all), through its type's ops:
  *	dgram.c, conn.c,	by sendmmsg for the dgram ports, else as the
  *	tap.c, vhost_port.c	socket, tap or the guest's receive ring takes it
  * vhost_port.c, with vhost.c and virtq.c (vhost.h), takes a vhost-user
  * guest's frames out of its memory and puts frames into it.
- * Around it: main.c (start-up, the loop), conf.c (the command line),
+ * Around it: main.c (start-up), loop.c (the loop: wait, dispatch, flush,
+ * housekeeping), conf.c (the command line and its defaults),
  * stall.c (which dgram guests get no more until they read),
  * sock.c (the switch's sockets and who may use them), peer.c (where a
  * dgram port's frames go), ctl.c (the control socket; ctl_client.c is
@@ -32,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -561,12 +563,29 @@ struct vs_cap_rec {
 
 struct vs_switch;
 
+/* What an I/O backend's wait found ready, for the loop to dispatch */
+#define VS_READY_MAX	64
+struct vs_ready {
+	struct epoll_event ev[VS_READY_MAX];	/* the epoll set's */
+	int n;
+	bool more;		/* it stopped early: ask again without waiting */
+};
+
+/*
+ * An I/O backend only waits and reports: it calls nothing in loop.c or
+ * main.c, which reach it through these.
+ */
 struct vs_io_ops {
 	const char *name;
 	int (*init)(struct vs_switch *sw);
 	void (*fini)(struct vs_switch *sw);
-	/* wait up to timeout_ms for events and dispatch them */
-	int (*wait)(struct vs_switch *sw, int timeout_ms);
+	/*
+	 * wait up to @timeout_ms; the epoll set's ready events into @r, and
+	 * the datagrams it reads itself (io_uring) handed to dgram.c as they
+	 * come, at most VS_BATCH of them (then r->more) so that the loop can
+	 * send what they forwarded before more come in.  < 0: error (errno)
+	 */
+	int (*wait)(struct vs_switch *sw, int timeout_ms, struct vs_ready *r);
 };
 
 struct vs_switch {
@@ -702,11 +721,11 @@ static inline bool vs_msg_is(const void *d, size_t len, uint8_t type)
 }
 
 /* conf.c */
+void vs_conf_defaults(struct vs_config *cfg);
 void vs_conf_parse(struct vs_config *cfg, int argc, char **argv);
 
 /* main.c */
-void vs_dispatch(struct vs_switch *sw, uint64_t tag, uint32_t events);
-void vs_flush_all(struct vs_switch *sw);
+void vs_loop_run(struct vs_switch *sw);
 
 /* buf.c */
 struct vs_buf *vs_buf_alloc(unsigned int len);
