@@ -271,6 +271,7 @@ static void run(struct vs_switch *sw)
 			vs_fdb_sweep(sw);
 			vs_port_age(sw);
 			vs_ctl_expire(sw);
+			vs_nat_tick(sw);
 			if (sw->tap)
 				vs_tap_mtu(sw->tap);
 			sw->next_sweep_ms = sw->now_ms + HOUSEKEEP_MS;
@@ -352,10 +353,17 @@ int main(int argc, char **argv)
 	if (setup_listeners(&sw) < 0 || setup_io(&sw) < 0)
 		goto out_listen;
 
+	if (sw.cfg.nat) {
+		ret = vs_nat_start(&sw);
+		if (ret)
+			goto out_io;
+	}
 	vs_log(NULL, 0, "running (io %s%s%s)", sw.io->name,
 	       sw.cfg.hub ? ", hub" : "", sw.cfg.isolate ? ", isolate" : "");
 	run(&sw);
 	ret = 0;
+out_io:
+	vs_nat_stop(&sw);
 	sw.io->fini(&sw);
 
 out_listen:
