@@ -1,0 +1,197 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The NAT port (vecswitch --nat, tools/net/vecnat).  The switch runs in a
+# namespace of this test, "host", that reaches a second one, "wan", by a
+# route over a veth pair; an HTTP server in wan plays the internet.  Two
+# UML guests on the switch take leases by DHCP (busybox udhcpc), distinct
+# ones; a fetches a file from wan over IPv4 and, with the address it
+# made from the router advertisement, over IPv6; a serves a file that
+# the host fetches through a --nat-forward.  A service on the host's
+# 127.0.0.1 is out of the guests' reach; a third guest, on a second
+# switch with --nat-host-loopback, reaches it.  Then the NAT process is
+# killed with SIGKILL while a pings b every 50 ms: no ping may be lost,
+# the switch counts the death and starts it again, and the forward and
+# the way out work again.  The NAT process runs as nobody, with
+# no_new_privs and a seccomp filter.
+
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
+require_cmd python3 busybox
+require_vecswitch
+NAT_BIN=$(dirname "$VECSWITCH")/$(basename "$VECSWITCH" | sed 's/vecswitch/vecnat/')
+if [ ! -x "$NAT_BIN" ]; then
+	echo "SKIP: no vecnat beside the switch at $NAT_BIN (make tools)"
+	exit "$ksft_skip"
+fi
+
+NAME="NAT port: DHCP, IPv4 and IPv6 out, a forward in, no host loopback unless asked, SIGKILL survived"
+host=$(netns_add nat)
+wan=$(netns_add natwan)
+sock=$TEST_TMP/switch.sock
+sock2=$TEST_TMP/switch2.sock
+CTL=$TEST_TMP/ctl
+token=vecnat-$$-$RANDOM
+
+finish() {
+	if [ "$RET" -ne 0 ]; then
+		echo "# ---- switch.log (last lines)"
+		tail -n 20 "$TEST_TMP/switch.log" | sed 's/^/#   /'
+	fi
+	log_test "$NAME"
+	exit "$RET"
+}
+
+# ---- the internet: wan, one route away ---------------------------------------
+
+ip link add natv0 netns "$host" type veth peer name natv1 netns "$wan" &&
+ip -n "$host" addr add 198.18.210.1/30 dev natv0 &&
+ip -n "$wan" addr add 198.18.210.2/30 dev natv1 &&
+ip -n "$host" -6 addr add fd99:210::1/64 dev natv0 nodad &&
+ip -n "$wan" -6 addr add fd99:210::2/64 dev natv1 nodad &&
+ip -n "$host" link set natv0 up && ip -n "$wan" link set natv1 up &&
+ip -n "$wan" addr add 203.0.113.80/32 dev lo &&
+ip -n "$wan" -6 addr add fd99:80::80/128 dev lo &&
+ip -n "$host" route add 203.0.113.0/24 via 198.18.210.2 &&
+ip -n "$host" -6 route add fd99:80::/64 via fd99:210::2
+check_err $? "cannot set up the wan namespace"
+[ "$RET" -eq 0 ] || finish
+
+mkdir -p "$TEST_TMP/www" "$TEST_TMP/gwww"
+echo "$token" >"$TEST_TMP/www/hello.txt"
+echo "guest-$token" >"$TEST_TMP/gwww/g.txt"
+# the internet's server, both families; a host service on loopback only
+ip netns exec "$wan" python3 -m http.server --bind :: --directory "$TEST_TMP/www" 8000 \
+	>"$TEST_TMP/wan-http.log" 2>&1 &
+on_exit "kill $! 2>/dev/null"
+ip netns exec "$host" python3 -m http.server --bind 127.0.0.1 --directory "$TEST_TMP/www" 18081 \
+	>"$TEST_TMP/lo-http.log" 2>&1 &
+on_exit "kill $! 2>/dev/null"
+wait_for 10 ip netns exec "$host" busybox wget -q -T 2 -O /dev/null http://203.0.113.80:8000/hello.txt
+check_err $? "the wan server does not answer from the host namespace"
+wait_for 10 ip netns exec "$host" busybox wget -q -T 2 -O /dev/null http://127.0.0.1:18081/hello.txt
+check_err $? "the host's loopback server does not answer"
+
+# ---- the switches and guests -------------------------------------------------
+
+start_switch "$host" --dgram "$sock" --ctl "$CTL" --nat \
+	--nat-forward tcp:18080:10.0.2.15:8080
+check_err $? "vecswitch --nat did not start"
+sw1=$SWITCH_PID
+rm -f "$sock2"
+start_switch "$host" --dgram "$sock2" --ctl "$TEST_TMP/ctl2" --nat --nat-host-loopback
+check_err $? "vecswitch --nat --nat-host-loopback did not start"
+[ "$RET" -eq 0 ] || finish
+
+# udhcpc's script: the lease into the interface, and into $LEASE for us
+# (the guest's / is the host's: no resolv.conf is written)
+cat >"$TEST_TMP/udhcpc.sh" <<'EOF'
+#!/bin/sh
+case $1 in
+bound|renew)
+	ip addr flush dev "$interface" scope global
+	ip addr add "$ip/$mask" dev "$interface"
+	ip route replace default via "$router" dev "$interface"
+	echo "$ip $router $dns" >"$LEASE"
+	;;
+esac
+EOF
+chmod +x "$TEST_TMP/udhcpc.sh"
+
+agent "$host" nat a -a vec0:"transport=unixdgram,path=$sock,mac=02:76:65:00:c0:01"
+agent "$host" nat b -a vec0:"transport=unixdgram,path=$sock,mac=02:76:65:00:c0:02"
+agent "$host" nat c -a vec0:"transport=unixdgram,path=$sock2,mac=02:76:65:00:c0:03"
+agents_ready "$NAME" a b c
+
+# dhcp GUEST: a lease for vec0; prints "ADDR ROUTER DNS"
+dhcp() {
+	# shellcheck disable=SC2016  # expanded in the guest
+	exec_in "$1" env LEASE="$TEST_TMP/$1.lease" sh -c \
+		'ip link set vec0 up && busybox udhcpc -i vec0 -f -q -n -t 20 -T 1 -s "$0" >/dev/null 2>&1' \
+		"$TEST_TMP/udhcpc.sh" && cat "$TEST_TMP/$1.lease"
+}
+
+# stat_is COUNTER VALUE: the first switch's counter has that value
+# shellcheck disable=SC2317  # called through wait_for
+stat_is() {
+	[ "$(sw_stat "$1")" = "$2" ]
+}
+
+# fetch GUEST URL: the body, within 10 s
+fetch() {
+	exec_in "$1" busybox wget -q -T 10 -O - "$2"
+}
+
+t0=$SECONDS
+declare -A lease
+for g in a b c; do
+	lease[$g]=$(dhcp "$g")
+	check_err $? "guest $g got no lease"
+	echo "# $g: lease ${lease[$g]}"
+done
+[ "${lease[a]%% *}" = 10.0.2.15 ] && [ "${lease[b]%% *}" = 10.0.2.16 ]
+check_err $? "a and b did not get 10.0.2.15 and 10.0.2.16: '${lease[a]}', '${lease[b]}'"
+case ${lease[a]} in
+"10.0.2.15 10.0.2.2 10.0.2.3") ;;
+*) check_err 1 "a's lease does not name gateway 10.0.2.2 and DNS 10.0.2.3: ${lease[a]}" ;;
+esac
+[ "$RET" -eq 0 ] || finish
+echo "# leases in $((SECONDS - t0)) s"
+
+# ---- out: IPv4, IPv6 ---------------------------------------------------------
+
+[ "$(fetch a http://203.0.113.80:8000/hello.txt)" = "$token" ]
+check_err $? "a did not fetch the file from wan over IPv4"
+wait_for 15 exec_in a sh -c 'ip -6 addr show dev vec0 scope global | grep -q "inet6 fd00:"'
+check_err $? "a made no fd00:: address from the router advertisement"
+[ "$(fetch a 'http://[fd99:80::80]:8000/hello.txt')" = "$token" ]
+check_err $? "a did not fetch the file from wan over IPv6"
+
+# ---- in: the forward ---------------------------------------------------------
+
+exec_in a busybox httpd -p 8080 -h "$TEST_TMP/gwww"
+check_err $? "no httpd in a"
+wait_for 10 ip netns exec "$host" busybox wget -q -T 2 -O "$TEST_TMP/fwd.txt" \
+	http://127.0.0.1:18080/g.txt
+check_err $? "the host did not reach a's server through the forward"
+[ "$(cat "$TEST_TMP/fwd.txt" 2>/dev/null)" = "guest-$token" ]
+check_err $? "the forward gave the wrong file"
+
+# ---- the host's loopback -----------------------------------------------------
+
+if fetch a http://10.0.2.2:18081/hello.txt >/dev/null 2>&1; then
+	check_err 1 "a reached the host's 127.0.0.1 without --nat-host-loopback"
+fi
+[ "$(fetch c http://10.0.2.2:18081/hello.txt)" = "$token" ]
+check_err $? "c did not reach the host's 127.0.0.1 with --nat-host-loopback"
+
+# ---- the NAT process: its privileges, then SIGKILL ----------------------------
+
+nat_pid=$(pgrep -P "$sw1")
+st=/proc/${nat_pid:-none}/status
+grep -qE '^Uid:\s+65534\s' "$st" && grep -qE '^NoNewPrivs:\s+1' "$st" &&
+	grep -qE '^Seccomp:\s+2' "$st" && grep -qE '^CapEff:\s+0+$' "$st"
+check_err $? "the NAT process ($nat_pid) is not nobody with no_new_privs, seccomp, no capabilities"
+
+exec_in a ping -c 60 -i 0.05 -W 1 10.0.2.16 >"$TEST_TMP/ping.log" 2>&1 &
+ping_job=$!
+wait_for 10 grep -q "bytes from" "$TEST_TMP/ping.log"
+kill -KILL "$nat_pid"
+wait "$ping_job"
+check_err $? "a lost pings to b while the NAT process was down: $(grep loss "$TEST_TMP/ping.log")"
+echo "# $(grep loss "$TEST_TMP/ping.log")"
+wait_for 10 stat_is nat_starts 2
+check_err $? "the switch did not start the NAT process again"
+[ "$(sw_stat nat_deaths)" = 1 ]
+check_err $? "nat_deaths is $(sw_stat nat_deaths), not 1"
+grep -q "NAT process died (signal 9" "$TEST_TMP/switch.log"
+check_err $? "the switch did not log the death"
+wait_for 15 ip netns exec "$host" busybox wget -q -T 2 -O /dev/null http://127.0.0.1:18080/g.txt
+check_err $? "the forward did not come back with the new NAT process"
+[ "$(fetch a http://203.0.113.80:8000/hello.txt)" = "$token" ]
+check_err $? "a did not fetch from wan through the new NAT process"
+
+if grep -qE "AddressSanitizer|runtime error|LeakSanitizer" "$TEST_TMP/switch.log"; then
+	check_err 1 "a sanitizer report in the switch's or the NAT's log"
+fi
+echo "# whole test $SECONDS s"
+finish
