@@ -23,13 +23,13 @@ static void usage(FILE *f)
 "One port of vecswitch that NATs its guests to the host's network.\n"
 "  --fd N               a datagram socket already connected to the switch\n"
 "  --connect PATH       connect to the switch's --dgram socket PATH instead\n"
-"  --net CIDR           the guests' IPv4 network (default 10.0.2.0/24);\n"
+"The guest network, with the same options as vecswitch's:\n"
+"  --nat-net CIDR       IPv4 network, /8 to /27 (default 10.0.2.0/24);\n"
 "                       gateway .2, DNS .3, leases from .15\n"
-"  --net6 PREFIX/64     the guests' IPv6 prefix (default fd00::/64), or off\n"
-"  --dns ADDR           the DNS forwarder's address in the network\n"
-"  --host-loopback on|off  guests reach the host's 127.0.0.1 at the gateway\n"
-"                       (default off)\n"
-"  --forward SPEC       tcp|udp:[HOSTADDR:]HOSTPORT:GUESTADDR:GUESTPORT,\n"
+"  --nat-net6 PREFIX/64 IPv6 prefix (default fd00::/64), or off\n"
+"  --nat-dns ADDR       the DNS forwarder's address in the network\n"
+"  --nat-host-loopback  guests reach the host's 127.0.0.1 at the gateway\n"
+"  --nat-forward SPEC   tcp|udp:[HOSTADDR:]HOSTPORT:GUESTADDR:GUESTPORT,\n"
 "                       HOSTADDR 127.0.0.1 unless given (repeatable)\n"
 "  --ready-fd N         write one byte to N once running\n"
 "  --ctl-fd N           a datagram socket taking 'forward add|del|list'\n"
@@ -94,18 +94,22 @@ static void parse_net(struct nat_config *cfg, const char *arg)
 	char buf[32], *slash;
 
 	if (strlen(arg) >= sizeof(buf))
-		bad_opt("--net", "'%s' is not A.B.C.D/PREFIX", arg);
+		bad_opt("--nat-net", "'%s' is not A.B.C.D/PREFIX", arg);
 	strcpy(buf, arg);
 	slash = strchr(buf, '/');
 	if (!slash)
-		bad_opt("--net", "'%s' has no /PREFIX", arg);
+		bad_opt("--nat-net", "'%s' has no /PREFIX", arg);
 	*slash = '\0';
 	if (inet_pton(AF_INET, buf, &cfg->net) != 1)
-		bad_opt("--net", "'%s' is not an IPv4 address", buf);
-	cfg->prefix = parse_num("--net", slash + 1, 8, 27);
+		bad_opt("--nat-net", "'%s' is not an IPv4 address", buf);
+	if (slash[1] < '0' || slash[1] > '9' || strtoul(slash + 1, NULL, 10) < 8 ||
+	    strtoul(slash + 1, NULL, 10) > 27)
+		bad_opt("--nat-net", "'%s': the prefix must be 8..27 (16 leases from .15 must fit)",
+			arg);
+	cfg->prefix = parse_num("--nat-net", slash + 1, 8, 27);
 	cfg->mask = addr_of(~0u << (32 - cfg->prefix));
 	if (cfg->net.s_addr & ~cfg->mask.s_addr)
-		bad_opt("--net", "'%s' has host bits set", arg);
+		bad_opt("--nat-net", "'%s' has host bits set", arg);
 }
 
 static void parse_net6(struct nat_config *cfg, const char *arg)
@@ -118,21 +122,21 @@ static void parse_net6(struct nat_config *cfg, const char *arg)
 		return;
 	}
 	if (strlen(arg) >= sizeof(buf))
-		bad_opt("--net6", "'%s' is not PREFIX/64", arg);
+		bad_opt("--nat-net6", "'%s' is not PREFIX/64", arg);
 	strcpy(buf, arg);
 	slash = strchr(buf, '/');
 	if (!slash || strcmp(slash, "/64"))
-		bad_opt("--net6", "'%s': give a /64 prefix (guests configure themselves by SLAAC)",
+		bad_opt("--nat-net6", "'%s': give a /64 prefix (guests configure themselves by SLAAC)",
 			arg);
 	*slash = '\0';
 	if (inet_pton(AF_INET6, buf, &cfg->net6) != 1)
-		bad_opt("--net6", "'%s' is not an IPv6 address", buf);
+		bad_opt("--nat-net6", "'%s' is not an IPv6 address", buf);
 	for (i = 8; i < 16; i++)
 		if (cfg->net6.s6_addr[i])
-			bad_opt("--net6", "'%s' has host bits set", arg);
+			bad_opt("--nat-net6", "'%s' has host bits set", arg);
 	if (cfg->net6.s6_addr[0] == 0xff || IN6_IS_ADDR_UNSPECIFIED(&cfg->net6) ||
 	    IN6_IS_ADDR_LINKLOCAL(&cfg->net6))
-		bad_opt("--net6", "'%s' cannot be a guest network", arg);
+		bad_opt("--nat-net6", "'%s' cannot be a guest network", arg);
 	cfg->v6 = true;
 }
 
@@ -147,10 +151,10 @@ static void derive(struct nat_config *cfg, const char *dns)
 		cfg->dns = addr_of(net + 3);
 	} else {
 		if (inet_pton(AF_INET, dns, &cfg->dns) != 1)
-			bad_opt("--dns", "'%s' is not an IPv4 address", dns);
+			bad_opt("--nat-dns", "'%s' is not an IPv4 address", dns);
 		if (!in_net(cfg, cfg->dns) || net_edge(cfg, cfg->dns) ||
 		    cfg->dns.s_addr == cfg->gw.s_addr)
-			bad_opt("--dns", "%s is not a free address of the guest network", dns);
+			bad_opt("--nat-dns", "%s is not a free address of the guest network", dns);
 	}
 	cfg->gw6 = cfg->net6;
 	cfg->gw6.s6_addr[15] = 2;
@@ -259,11 +263,11 @@ enum {
 static const struct option long_opts[] = {
 	{ "fd",			required_argument,	NULL, OPT_FD },
 	{ "connect",		required_argument,	NULL, OPT_CONNECT },
-	{ "net",		required_argument,	NULL, OPT_NET },
-	{ "net6",		required_argument,	NULL, OPT_NET6 },
-	{ "dns",		required_argument,	NULL, OPT_DNS },
-	{ "host-loopback",	required_argument,	NULL, OPT_HOST_LOOPBACK },
-	{ "forward",		required_argument,	NULL, OPT_FORWARD },
+	{ "nat-net",		required_argument,	NULL, OPT_NET },
+	{ "nat-net6",		required_argument,	NULL, OPT_NET6 },
+	{ "nat-dns",		required_argument,	NULL, OPT_DNS },
+	{ "nat-host-loopback",	no_argument,		NULL, OPT_HOST_LOOPBACK },
+	{ "nat-forward",		required_argument,	NULL, OPT_FORWARD },
 	{ "ready-fd",		required_argument,	NULL, OPT_READY_FD },
 	{ "ctl-fd",		required_argument,	NULL, OPT_CTL_FD },
 	{ "verbose",		no_argument,		NULL, 'v' },
@@ -298,13 +302,11 @@ void nat_conf_parse(struct nat_config *cfg, int argc, char **argv)
 			dns = optarg;
 			break;
 		case OPT_HOST_LOOPBACK:
-			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
-				bad_opt("--host-loopback", "'%s' is not on or off", optarg);
-			cfg->host_loopback = !strcmp(optarg, "on");
+			cfg->host_loopback = true;
 			break;
 		case OPT_FORWARD:
 			if (nspec == NAT_FWD_MAX)
-				bad_opt("--forward", "more than %d forwards", NAT_FWD_MAX);
+				bad_opt("--nat-forward", "more than %d forwards", NAT_FWD_MAX);
 			specs[nspec++] = optarg;
 			break;
 		case OPT_READY_FD:
@@ -338,7 +340,7 @@ void nat_conf_parse(struct nat_config *cfg, int argc, char **argv)
 		if (!why && nat_fwd_find(cfg, f) >= 0)
 			why = "its host port is forwarded already";
 		if (why)
-			bad_opt("--forward", "%s: %s", specs[i], why);
+			bad_opt("--nat-forward", "%s: %s", specs[i], why);
 		cfg->nfwd++;
 	}
 }

@@ -433,7 +433,7 @@ static int slirp_start(struct nat *n)
 
 		if (why) {
 			nat_fwd_str(&cfg->fwd[i], s, sizeof(s));
-			fprintf(stderr, "vecnat: --forward %s: %s\n", s, why);
+			fprintf(stderr, "vecnat: --nat-forward %s: %s\n", s, why);
 			return -1;
 		}
 	}

@@ -268,17 +268,18 @@ static void parse_ids(const char *opt, const char *arg, bool users,
 }
 
 /*
- * A --nat-* option, passed on to the NAT process as --NAME VALUE; the
- * process checks the value, and the switch does not start when it
- * refuses it
+ * A --nat-* option, passed on to the NAT process as it is (its value,
+ * when it has one, after it); the process checks them, and the switch
+ * does not start when it refuses one
  */
 static void nat_arg(struct vs_config *cfg, const char *name, const char *val)
 {
 	if (cfg->n_nat_args + 2 > VS_NAT_ARGS_MAX)
-		bad_opt("--nat-forward", "too many --nat-* options");
+		bad_opt(name, "too many --nat-* options");
 	cfg->nat = true;
 	cfg->nat_args[cfg->n_nat_args++] = name;
-	cfg->nat_args[cfg->n_nat_args++] = val;
+	if (val)
+		cfg->nat_args[cfg->n_nat_args++] = val;
 }
 
 /*
@@ -414,19 +415,19 @@ void vs_conf_parse(struct vs_config *cfg, int argc, char **argv)
 			cfg->nat = true;
 			break;
 		case OPT_NAT_NET:
-			nat_arg(cfg, "--net", optarg);
+			nat_arg(cfg, "--nat-net", optarg);
 			break;
 		case OPT_NAT_NET6:
-			nat_arg(cfg, "--net6", optarg);
+			nat_arg(cfg, "--nat-net6", optarg);
 			break;
 		case OPT_NAT_DNS:
-			nat_arg(cfg, "--dns", optarg);
+			nat_arg(cfg, "--nat-dns", optarg);
 			break;
 		case OPT_NAT_HOST_LOOPBACK:
-			nat_arg(cfg, "--host-loopback", "on");
+			nat_arg(cfg, "--nat-host-loopback", NULL);
 			break;
 		case OPT_NAT_FORWARD:
-			nat_arg(cfg, "--forward", optarg);
+			nat_arg(cfg, "--nat-forward", optarg);
 			break;
 		case 'v':
 			cfg->verbose++;

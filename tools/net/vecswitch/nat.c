@@ -107,15 +107,15 @@ static int spawn(struct vs_switch *sw, int sfd, int rfd, int cfd)
 	argv[n++] = "--fd=3";
 	argv[n++] = "--ready-fd=4";
 	argv[n++] = "--ctl-fd=5";
-	/* option and value pairs; the forwards are those kept here */
-	for (i = 0; i + 1 < cfg->n_nat_args; i += 2) {
-		if (!strcmp(cfg->nat_args[i], "--forward"))
-			continue;
-		argv[n++] = (char *)cfg->nat_args[i];
-		argv[n++] = (char *)cfg->nat_args[i + 1];
+	/* the options as given, but the forwards: those kept here */
+	for (i = 0; i < cfg->n_nat_args; i++) {
+		if (!strcmp(cfg->nat_args[i], "--nat-forward"))
+			i++;
+		else
+			argv[n++] = (char *)cfg->nat_args[i];
 	}
 	for (i = 0; i < nat.nfwd; i++) {
-		argv[n++] = "--forward";
+		argv[n++] = "--nat-forward";
 		argv[n++] = nat.fwd[i];
 	}
 	argv[n] = NULL;
@@ -240,10 +240,10 @@ int vs_nat_start(struct vs_switch *sw)
 		       nat.path[0] ? nat.path : "(unknown: /proc/self/exe)");
 		return 1;
 	}
-	for (i = 0; i + 1 < sw->cfg.n_nat_args && nat.nfwd < NAT_FWD_MAX; i += 2)
-		if (!strcmp(sw->cfg.nat_args[i], "--forward"))
+	for (i = 0; i + 1 < sw->cfg.n_nat_args && nat.nfwd < NAT_FWD_MAX; i++)
+		if (!strcmp(sw->cfg.nat_args[i], "--nat-forward"))
 			snprintf(nat.fwd[nat.nfwd++], NAT_SPEC_LEN, "%s",
-				 sw->cfg.nat_args[i + 1]);
+				 sw->cfg.nat_args[++i]);
 	nat.backoff_ms = NAT_BACKOFF_MIN_MS;
 	r = nat_run(sw, true);
 	if (r) {
