@@ -18,11 +18,7 @@
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd python3 busybox
 require_vecswitch
-NAT_BIN=$(dirname "$VECSWITCH")/$(basename "$VECSWITCH" | sed 's/vecswitch/vecnat/')
-if [ ! -x "$NAT_BIN" ]; then
-	echo "SKIP: no vecnat beside the switch at $NAT_BIN (make tools)"
-	exit "$ksft_skip"
-fi
+require_vecnat
 
 NAME="NAT port: DHCP, IPv4 and IPv6 out, a forward in, no host loopback unless asked, SIGKILL survived"
 host=$(netns_add nat)
@@ -110,12 +106,6 @@ dhcp() {
 		"$TEST_TMP/udhcpc.sh" && cat "$TEST_TMP/$1.lease"
 }
 
-# stat_is COUNTER VALUE: the first switch's counter has that value
-# shellcheck disable=SC2317  # called through wait_for
-stat_is() {
-	[ "$(sw_stat "$1")" = "$2" ]
-}
-
 # fetch GUEST URL: the body, within 10 s
 fetch() {
 	exec_in "$1" busybox wget -q -T 10 -O - "$2"
@@ -179,7 +169,7 @@ kill -KILL "$nat_pid"
 wait "$ping_job"
 check_err $? "a lost pings to b while the NAT process was down: $(grep loss "$TEST_TMP/ping.log")"
 echo "# $(grep loss "$TEST_TMP/ping.log")"
-wait_for 10 stat_is nat_starts 2
+wait_for 10 sw_stat_is nat_starts 2
 check_err $? "the switch did not start the NAT process again"
 [ "$(sw_stat nat_deaths)" = 1 ]
 check_err $? "nat_deaths is $(sw_stat nat_deaths), not 1"

@@ -13,11 +13,7 @@ LIB_NO_GUEST=1
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd python3 ss
 require_vecswitch
-NAT_BIN=$(dirname "$VECSWITCH")/$(basename "$VECSWITCH" | sed 's/vecswitch/vecnat/')
-if [ ! -x "$NAT_BIN" ]; then
-	echo "SKIP: no vecnat beside the switch at $NAT_BIN (make tools)"
-	exit "$ksft_skip"
-fi
+require_vecnat
 
 ns=$(netns_add natopt)
 sock=$TEST_TMP/switch.sock
@@ -104,11 +100,7 @@ check_err $? "the forwards' sockets are not there: $(ip netns exec "$ns" ss -Hlt
 # killed: counted, back with both forwards
 nat_pid=$(pgrep -P "$SWITCH_PID")
 kill -KILL "$nat_pid"
-# shellcheck disable=SC2317  # called through wait_for
-stat_is() {
-	[ "$(sw_stat "$1")" = "$2" ]
-}
-wait_for 10 stat_is nat_starts 2
+wait_for 10 sw_stat_is nat_starts 2
 check_err $? "the NAT process was not started again: $(tail -n 3 "$TEST_TMP/switch.log")"
 [ "$(sw_stat nat_deaths)" = 1 ]
 check_err $? "nat_deaths is $(sw_stat nat_deaths), not 1"
