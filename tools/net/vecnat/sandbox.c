@@ -19,6 +19,7 @@
 #include <linux/capability.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 
@@ -111,12 +112,33 @@ static int add_rules(scmp_filter_ctx ctx)
 	return r;
 }
 
+/*
+ * Every connection a guest makes out is a socket here: a guest that
+ * opens thousands (a SYN flood, UDP to every port) meets this bound, and
+ * not the switch's far higher one, which the process inherits
+ */
+static int bound_files(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -1;
+	if (rl.rlim_max > NAT_FILES_MAX)
+		rl.rlim_max = NAT_FILES_MAX;
+	rl.rlim_cur = rl.rlim_max;
+	return setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 /* Give up what vecnat does not need; 0, or -1 with a message */
 int nat_sandbox(void)
 {
 	scmp_filter_ctx ctx;
 	int r;
 
+	if (bound_files() < 0) {
+		fprintf(stderr, "vecnat: RLIMIT_NOFILE: %s\n", strerror(errno));
+		return -1;
+	}
 	if (drop_ids() < 0)
 		return -1;
 	ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);

@@ -20,6 +20,7 @@
 #define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
 #define NAT_FWD_MAX	64		/* port forwards at most */
 #define NAT_SPEC_LEN	80		/* a forward spec, as the user wrote it */
+#define NAT_FILES_MAX	4096		/* descriptors: the guests' connections */
 /* exit statuses the switch reads: bad options, or setup failed */
 #define NAT_EXIT_USAGE	2
 #define NAT_EXIT_SETUP	3

@@ -3,10 +3,12 @@
 #
 # The NAT port (vecswitch --nat, tools/net/vecnat).  The switch runs in a
 # namespace of this test, "host", that reaches a second one, "wan", by a
-# route over a veth pair; an HTTP server in wan plays the internet.  Two
+# route over a veth pair; an HTTP server and a resolver in wan play the
+# internet.  Two
 # UML guests on the switch take leases by DHCP (busybox udhcpc), distinct
 # ones; a fetches a file from wan over IPv4 and, with the address it
-# made from the router advertisement, over IPv6; a serves a file that
+# made from the router advertisement, over IPv6, and resolves a name
+# through the DNS forwarder; a serves a file that
 # the host fetches through a --nat-forward.  A service on the host's
 # 127.0.0.1 is out of the guests' reach; a third guest, on a second
 # switch with --nat-host-loopback, reaches it.  Then the NAT process is
@@ -69,10 +71,37 @@ check_err $? "the host's loopback server does not answer"
 
 # ---- the switches and guests -------------------------------------------------
 
-start_switch "$host" --dgram "$sock" --ctl "$CTL" --nat \
-	--nat-forward tcp:18080:10.0.2.15:8080
+# wan's resolver: every A question is 203.0.113.80, others have no answer
+cat >"$TEST_TMP/dns.py" <<'EOF'
+import socket, struct, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind((sys.argv[1], 53))
+s.settimeout(60)
+while True:
+    q, peer = s.recvfrom(512)
+    end = q.index(0, 12) + 5
+    qtype = struct.unpack("!H", q[end - 4:end - 2])[0]
+    ans = b"\xc0\x0c" + struct.pack("!HHIH", 1, 1, 60, 4) + socket.inet_aton("203.0.113.80")
+    n = 1 if qtype == 1 else 0
+    s.sendto(q[:2] + struct.pack("!HHHHH", 0x8180, 1, n, 0, 0) + q[12:end] +
+             (ans if n else b""), peer)
+EOF
+ip netns exec "$wan" python3 "$TEST_TMP/dns.py" 198.18.210.2 >"$TEST_TMP/dns.log" 2>&1 &
+on_exit "kill $! 2>/dev/null"
+
+# the first switch, and so its NAT process, sees a resolv.conf naming
+# wan's resolver (a mount namespace of its own; the host's file stays)
+echo "nameserver 198.18.210.2" >"$TEST_TMP/resolv.conf"
+chmod 644 "$TEST_TMP/resolv.conf"
+rm -f "$sock"
+# shellcheck disable=SC2016  # expanded by that sh
+ip netns exec "$host" unshare -m sh -c 'mount --bind "$0" /etc/resolv.conf && exec "$@"' \
+	"$TEST_TMP/resolv.conf" env -u LD_PRELOAD "$VECSWITCH" --dgram "$sock" --ctl "$CTL" \
+	--nat --nat-forward tcp:18080:10.0.2.15:8080 2>>"$TEST_TMP/switch.log" &
+sw1=$!
+on_exit "kill_job $sw1"
+wait_for 10 test -S "$CTL"
 check_err $? "vecswitch --nat did not start"
-sw1=$SWITCH_PID
 rm -f "$sock2"
 start_switch "$host" --dgram "$sock2" --ctl "$TEST_TMP/ctl2" --nat --nat-host-loopback
 check_err $? "vecswitch --nat --nat-host-loopback did not start"
@@ -135,6 +164,12 @@ wait_for 15 exec_in a sh -c 'ip -6 addr show dev vec0 scope global | grep -q "in
 check_err $? "a made no fd00:: address from the router advertisement"
 [ "$(fetch a 'http://[fd99:80::80]:8000/hello.txt')" = "$token" ]
 check_err $? "a did not fetch the file from wan over IPv6"
+
+# ---- DNS: the forwarder passes a question to the host's resolver ----------
+
+exec_in a busybox nslookup www.vecnat.test 10.0.2.3 >"$TEST_TMP/nslookup.txt" 2>&1
+grep -q "203.0.113.80" "$TEST_TMP/nslookup.txt"
+check_err $? "a did not resolve a name through 10.0.2.3: $(tr '\n' ' ' <"$TEST_TMP/nslookup.txt")"
 
 # ---- in: the forward ---------------------------------------------------------
 
