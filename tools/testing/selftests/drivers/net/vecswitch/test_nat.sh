@@ -6,7 +6,7 @@
 # route over a veth pair; an HTTP server and a resolver in wan play the
 # internet.  Two
 # UML guests on the switch take leases by DHCP (busybox udhcpc), distinct
-# ones; a fetches a file from wan over IPv4 and, with the address it
+# ones; a pings wan and fetches a file from it over IPv4 and, with the address it
 # made from the router advertisement, over IPv6, and resolves a name
 # through the DNS forwarder; a serves a file that
 # the host fetches through a --nat-forward.  A service on the host's
@@ -19,7 +19,7 @@
 # nobody, with no_new_privs and a seccomp filter.
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
-require_cmd python3 busybox
+require_cmd python3 busybox curl
 require_vecswitch
 require_vecnat
 
@@ -51,7 +51,9 @@ ip -n "$host" link set natv0 up && ip -n "$wan" link set natv1 up &&
 ip -n "$wan" addr add 203.0.113.80/32 dev lo &&
 ip -n "$wan" -6 addr add fd99:80::80/128 dev lo &&
 ip -n "$host" route add 203.0.113.0/24 via 198.18.210.2 &&
-ip -n "$host" -6 route add fd99:80::/64 via fd99:210::2
+ip -n "$host" -6 route add fd99:80::/64 via fd99:210::2 &&
+# ICMP echo out goes by unprivileged ping sockets
+ip netns exec "$host" sysctl -qw net.ipv4.ping_group_range="0 2147483647"
 check_err $? "cannot set up the wan namespace"
 [ "$RET" -eq 0 ] || finish
 
@@ -65,9 +67,9 @@ on_exit "kill $! 2>/dev/null"
 ip netns exec "$host" python3 -m http.server --bind 127.0.0.1 --directory "$TEST_TMP/www" 18081 \
 	>"$TEST_TMP/lo-http.log" 2>&1 &
 on_exit "kill $! 2>/dev/null"
-wait_for 10 ip netns exec "$host" busybox wget -q -T 2 -O /dev/null http://203.0.113.80:8000/hello.txt
+wait_for 10 ip netns exec "$host" curl -sf --max-time 2 -o /dev/null http://203.0.113.80:8000/hello.txt
 check_err $? "the wan server does not answer from the host namespace"
-wait_for 10 ip netns exec "$host" busybox wget -q -T 2 -O /dev/null http://127.0.0.1:18081/hello.txt
+wait_for 10 ip netns exec "$host" curl -sf --max-time 2 -o /dev/null http://127.0.0.1:18081/hello.txt
 check_err $? "the host's loopback server does not answer"
 
 # ---- the switches and guests -------------------------------------------------
@@ -138,7 +140,7 @@ dhcp() {
 
 # fetch GUEST URL: the body, within 10 s
 fetch() {
-	exec_in "$1" busybox wget -q -T 10 -O - "$2"
+	exec_in "$1" curl -sf --max-time 10 "$2"
 }
 
 t0=$SECONDS
@@ -161,6 +163,8 @@ echo "# leases in $((SECONDS - t0)) s"
 
 [ "$(fetch a http://203.0.113.80:8000/hello.txt)" = "$token" ]
 check_err $? "a did not fetch the file from wan over IPv4"
+exec_in a ping -c 2 -W 2 203.0.113.80 >/dev/null
+check_err $? "a's pings to wan went unanswered"
 wait_for 15 exec_in a sh -c 'ip -6 addr show dev vec0 scope global | grep -q "inet6 fd00:"'
 check_err $? "a made no fd00:: address from the router advertisement"
 [ "$(fetch a 'http://[fd99:80::80]:8000/hello.txt')" = "$token" ]
@@ -176,7 +180,7 @@ check_err $? "a did not resolve a name through 10.0.2.3: $(tr '\n' ' ' <"$TEST_T
 
 exec_in a busybox httpd -p 8080 -h "$TEST_TMP/gwww"
 check_err $? "no httpd in a"
-wait_for 10 ip netns exec "$host" busybox wget -q -T 2 -O "$TEST_TMP/fwd.txt" \
+wait_for 10 ip netns exec "$host" curl -sf --max-time 2 -o "$TEST_TMP/fwd.txt" \
 	http://127.0.0.1:18080/g.txt
 check_err $? "the host did not reach a's server through the forward"
 [ "$(cat "$TEST_TMP/fwd.txt" 2>/dev/null)" = "guest-$token" ]
@@ -211,7 +215,7 @@ check_err $? "the switch did not start the NAT process again"
 check_err $? "nat_deaths is $(sw_stat nat_deaths), not 1"
 grep -q "NAT process died (signal 9" "$TEST_TMP/switch.log"
 check_err $? "the switch did not log the death"
-wait_for 15 ip netns exec "$host" busybox wget -q -T 2 -O /dev/null http://127.0.0.1:18080/g.txt
+wait_for 15 ip netns exec "$host" curl -sf --max-time 2 -o /dev/null http://127.0.0.1:18080/g.txt
 check_err $? "the forward did not come back with the new NAT process"
 [ "$(fetch a http://203.0.113.80:8000/hello.txt)" = "$token" ]
 check_err $? "a did not fetch from wan through the new NAT process"
