@@ -45,7 +45,7 @@ struct nat {
 	struct pollfd pfd[POLL_MAX];
 	unsigned int npfd;
 	struct nat_timer timer[TIMER_MAX];
-	uint64_t rx_frames, tx_frames, tx_dropped, guest_errors;
+	uint64_t rx_frames, rx_refused, tx_frames, tx_dropped, guest_errors;
 	bool gone;			/* the switch is not there any more */
 };
 
@@ -230,6 +230,7 @@ static void timers_run(struct nat *n)
 static void frames_in(struct nat *n)
 {
 	static uint8_t buf[FRAME_MAX];
+	const char *why;
 	unsigned int i;
 
 	for (i = 0; i < RX_BATCH; i++) {
@@ -243,6 +244,13 @@ static void frames_in(struct nat *n)
 		/* runts, the switch's 12-byte messages and cut frames: not ours */
 		if (len < 14 || len > (ssize_t)sizeof(buf))
 			continue;
+		why = nat_frame_check(buf, len, now_ns() / 1000000);
+		if (why) {
+			n->rx_refused++;
+			if (n->cfg.verbose)
+				fprintf(stderr, "vecnat: a frame refused: %s\n", why);
+			continue;
+		}
 		n->rx_frames++;
 		slirp_input(n->slirp, buf, len);
 	}
@@ -530,9 +538,10 @@ int main(int argc, char **argv)
 			slirp_version_string());
 	run(&n);
 	if (n.cfg.verbose || n.gone)
-		fprintf(stderr, "vecnat: %s; %llu frames in, %llu out, %llu dropped\n",
+		fprintf(stderr, "vecnat: %s; %llu frames in (%llu refused), %llu out, %llu dropped\n",
 			n.gone ? "the switch is gone" : "stopping",
 			(unsigned long long)n.rx_frames,
+			(unsigned long long)n.rx_refused,
 			(unsigned long long)n.tx_frames,
 			(unsigned long long)n.tx_dropped);
 	/*

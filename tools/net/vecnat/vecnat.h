@@ -8,12 +8,14 @@
  *	conf.c		the command line, addresses and forward specs
  *	vecnat.c	the socket to the switch, the poll loop, libslirp's
  *			callbacks, forwards added and removed
+ *	guard.c		frames libslirp is not given
  *	sandbox.c	privileges dropped and the seccomp filter
  */
 #ifndef VECNAT_H
 #define VECNAT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <netinet/in.h>
 
@@ -62,6 +64,9 @@ const char *nat_fwd_check(const struct nat_config *cfg,
 			  const struct nat_fwd *f);
 void nat_fwd_str(const struct nat_fwd *f, char *out, size_t len);
 int nat_fwd_find(const struct nat_config *cfg, const struct nat_fwd *f);
+
+/* guard.c */
+const char *nat_frame_check(const uint8_t *f, size_t len, uint64_t now);
 
 /* sandbox.c */
 int nat_sandbox(void);

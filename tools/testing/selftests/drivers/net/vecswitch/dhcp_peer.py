@@ -17,6 +17,7 @@ import struct
 import time
 
 BCAST = b"\xff" * 6
+GW_MAC = bytes([0x52, 0x55, 10, 0, 2, 2])    # libslirp's for 10.0.2.2
 
 
 def csum(b):
@@ -80,6 +81,33 @@ def junk(mac, rnd):
         ip6 += bytes.fromhex("ff0200000000000000000001ff000002")
         frames.append(b"\x33\x33\xff\x00\x00\x02" + mac + b"\x86\xdd" + ip6 +
                       icmp)
+    # IPv4 fragments: tiny, overlapping, past 64 KiB, never completed
+    src, dst = bytes([10, 0, 2, 15]), bytes([10, 0, 2, 2])
+    for n in range(300):
+        off = rnd.choice([0, 1, 2, 8, 100, 8189, 8191]) if n % 3 else n
+        flags = 0x2000 if n % 4 else 0
+        body = bytes(rnd.randrange(256) for _ in range(rnd.choice([0, 8, 24, 1400])))
+        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(body), 0x4400 + n % 7,
+                         flags | (off & 0x1fff), 64, rnd.choice([1, 6, 17]), 0,
+                         src, dst)
+        ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+        frames.append(GW_MAC + mac + b"\x08\x00" + ip + body)
+    return frames
+
+
+def syns(mac, dst, count):
+    """TCP SYNs from 10.0.2.15 to @dst, each from a port of its own."""
+    src = bytes([10, 0, 2, 15])
+    frames = []
+    for i in range(count):
+        tcp = struct.pack("!HHIIBBHHH", 10000 + i, 1 + i % 1000, i, 0, 5 << 4,
+                          0x02, 65535, 0, 0)
+        pseudo = src + dst + struct.pack("!BBH", 0, 6, len(tcp))
+        tcp = tcp[:16] + struct.pack("!H", csum(pseudo + tcp)) + tcp[18:]
+        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), i, 0, 64, 6, 0,
+                         src, dst)
+        ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+        frames.append(GW_MAC + mac + b"\x08\x00" + ip + tcp)
     return frames
 
 
@@ -90,6 +118,7 @@ def main():
     ap.add_argument("--count", type=int, default=1)
     ap.add_argument("--wait", type=float, default=5)
     ap.add_argument("--junk", action="store_true")
+    ap.add_argument("--syn-to", help="also send 2000 TCP SYNs to this address")
     args = ap.parse_args()
 
     if os.path.exists(args.bind):
@@ -100,7 +129,8 @@ def main():
     rnd = random.Random(44)
     macs = [bytes([0x02, 0x76, 0x65, 0x44, 0, i + 1]) for i in range(args.count)]
     if args.junk:
-        for f in junk(macs[0], rnd):
+        flood = syns(macs[0], socket.inet_aton(args.syn_to), 2000) if args.syn_to else []
+        for f in junk(macs[0], rnd) + flood:
             s.send(f)
             time.sleep(0.0005)
         # the garbled DISCOVERs may be answered: not what is counted here

@@ -165,6 +165,9 @@ echo "# leases in $((SECONDS - t0)) s"
 check_err $? "a did not fetch the file from wan over IPv4"
 exec_in a ping -c 2 -W 2 203.0.113.80 >/dev/null
 check_err $? "a's pings to wan went unanswered"
+# fragmented both ways: vecnat passes fragments that come in order
+exec_in a ping -c 2 -W 2 -s 4000 203.0.113.80 >/dev/null
+check_err $? "a's 4000-byte pings to wan went unanswered"
 wait_for 15 exec_in a sh -c 'ip -6 addr show dev vec0 scope global | grep -q "inet6 fd00:"'
 check_err $? "a made no fd00:: address from the router advertisement"
 [ "$(fetch a 'http://[fd99:80::80]:8000/hello.txt')" = "$token" ]

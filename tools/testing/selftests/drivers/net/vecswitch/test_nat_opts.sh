@@ -98,8 +98,9 @@ listening 18080 && listening 18081
 check_err $? "the forwards' sockets are not there: $(ip netns exec "$ns" ss -Hltun)"
 
 # 17 guests' DISCOVERs: 16 distinct leases, .15 to .30, and none for the
-# 17th; then hostile frames (cut and garbled DHCP, ARP, NDP), after which
-# the first guest is offered its address again
+# 17th; then hostile frames (cut and garbled DHCP, ARP, NDP, fragments,
+# 2000 SYNs to a closed port of this namespace), after which the first
+# guest is offered its address again
 ip netns exec "$ns" python3 "$NET_LIB_DIR/vecswitch/dhcp_peer.py" --bind "$TEST_TMP/peer.sock" \
 	--switch "$sock" --count 17 --wait 2 >"$TEST_TMP/offers.txt"
 check_err $? "dhcp_peer.py failed"
@@ -107,8 +108,9 @@ got=$(awk '{ print $2 }' "$TEST_TMP/offers.txt" | sort -t. -k4n | tr '\n' ' ')
 want_offers="none $(seq -f 10.0.2.%g 15 30 | tr '\n' ' ')"
 [ "$got" = "$want_offers" ]
 check_err $? "17 DISCOVERs: want 16 leases .15-.30 and none, got: $got"
+ip -n "$ns" addr add 198.18.211.1/32 dev lo
 got=$(ip netns exec "$ns" python3 "$NET_LIB_DIR/vecswitch/dhcp_peer.py" \
-	--bind "$TEST_TMP/peer.sock" --switch "$sock" --junk)
+	--bind "$TEST_TMP/peer.sock" --switch "$sock" --junk --syn-to 198.18.211.1)
 [ "$got" = "02:76:65:44:00:01 10.0.2.15" ]
 check_err $? "after hostile frames, the first guest was offered: $got"
 [ "$(sw_stat nat_deaths)" = 0 ]
