@@ -315,7 +315,8 @@ static const char *fwd_open(struct nat *n, const struct nat_fwd *f)
 
 /*
  * A request on the control socket, "add SPEC", "del SPEC" or "list",
- * answered with "ok" or "error: ..." (list: one forward a line)
+ * answered with "ok" or "error: ..." (list: one forward a line), or
+ * "stats", answered with "stats" and the counters
  */
 static void ctl_request(struct nat *n, char *req, char *out, size_t outlen)
 {
@@ -326,6 +327,15 @@ static void ctl_request(struct nat *n, char *req, char *out, size_t outlen)
 	size_t used;
 	int k;
 
+	if (!strcmp(req, "stats")) {
+		snprintf(out, outlen, "stats %llu %llu %llu %llu %llu",
+			 (unsigned long long)n->rx_frames,
+			 (unsigned long long)n->rx_refused,
+			 (unsigned long long)n->tx_frames,
+			 (unsigned long long)n->tx_dropped,
+			 (unsigned long long)n->guest_errors);
+		return;
+	}
 	if (!strcmp(req, "list")) {
 		used = snprintf(out, outlen, "ok\n");
 		for (i = 0; i < cfg->nfwd && used < outlen; i++) {

@@ -105,6 +105,11 @@ const struct vs_stat_desc vs_sw_stat_desc[] = {
 	SW_STAT(tx_retired),
 	SW_STAT(nat_starts),
 	SW_STAT(nat_deaths),
+	SW_STAT(nat_rx_frames),
+	SW_STAT(nat_rx_refused),
+	SW_STAT(nat_tx_frames),
+	SW_STAT(nat_tx_dropped),
+	SW_STAT(nat_guest_errors),
 };
 
 const unsigned int vs_sw_stat_count = ARRAY_SIZE(vs_sw_stat_desc);

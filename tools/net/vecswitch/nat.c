@@ -32,6 +32,7 @@
 #define NAT_CTL_MS		500	/* the child's answer to a ctl request */
 #define NAT_FWD_MAX		64
 #define NAT_SPEC_LEN		80
+#define NAT_NSTATS		5
 
 /* the descriptors the child is given */
 enum { NAT_FD_SWITCH = 3, NAT_FD_READY, NAT_FD_CTL };
@@ -45,7 +46,37 @@ static struct {
 	unsigned int backoff_ms;
 	unsigned int nfwd;
 	char fwd[NAT_FWD_MAX][NAT_SPEC_LEN];	/* as the child spells them */
+	/* counters of the children that died, and of this one so far */
+	uint64_t base[NAT_NSTATS];
+	uint64_t cur[NAT_NSTATS];
 } nat = { .ctl_fd = -1 };
+
+/* the child's counters, in the order of its "stats" answer */
+static uint64_t *nat_stat(struct vs_sw_stats *st, unsigned int i)
+{
+	uint64_t *f[NAT_NSTATS] = {
+		&st->nat_rx_frames, &st->nat_rx_refused, &st->nat_tx_frames,
+		&st->nat_tx_dropped, &st->nat_guest_errors,
+	};
+
+	return f[i];
+}
+
+/* An answer to "stats": the switch's counters follow it */
+static bool take_stats(struct vs_switch *sw, const char *msg)
+{
+	unsigned long long v[NAT_NSTATS];
+	unsigned int i;
+
+	if (sscanf(msg, "stats %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+		   &v[3], &v[4]) != NAT_NSTATS)
+		return false;
+	for (i = 0; i < NAT_NSTATS; i++) {
+		nat.cur[i] = v[i];
+		*nat_stat(&sw->st, i) = nat.base[i] + v[i];
+	}
+	return true;
+}
 
 /*
  * vecnat is beside this program, its name ours with "vecswitch" replaced
@@ -195,32 +226,59 @@ out:
  * false when it gave none in time.  The switch waits for it: only ctl
  * requests do this, never a frame.
  */
-static bool nat_ask(const char *req, char *out, size_t len)
+static bool nat_ask(struct vs_switch *sw, const char *req, char *out,
+		    size_t len)
 {
 	struct pollfd p = { .fd = nat.ctl_fd, .events = POLLIN };
+	uint64_t end = vs_now_ms() + NAT_CTL_MS;
 	ssize_t n;
 
 	if (!nat.pid || nat.ctl_fd < 0)
 		return false;
 	/* an answer to an earlier request that came too late */
-	while (recv(nat.ctl_fd, out, len, MSG_DONTWAIT) > 0)
-		;
-	if (send(nat.ctl_fd, req, strlen(req), MSG_DONTWAIT) < 0 ||
-	    poll(&p, 1, NAT_CTL_MS) != 1)
+	while ((n = recv(nat.ctl_fd, out, len - 1, MSG_DONTWAIT)) > 0) {
+		out[n] = '\0';
+		take_stats(sw, out);
+	}
+	if (send(nat.ctl_fd, req, strlen(req), MSG_DONTWAIT) < 0)
 		return false;
-	n = recv(nat.ctl_fd, out, len - 1, MSG_DONTWAIT);
-	if (n <= 0)
-		return false;
-	out[n] = '\0';
-	return true;
+	/* the answer, after any to the once-a-second "stats" */
+	for (;;) {
+		uint64_t now = vs_now_ms();
+
+		if (now >= end || poll(&p, 1, end - now) != 1)
+			return false;
+		n = recv(nat.ctl_fd, out, len - 1, MSG_DONTWAIT);
+		if (n <= 0)
+			return false;
+		out[n] = '\0';
+		if (!take_stats(sw, out))
+			return true;
+	}
+}
+
+/*
+ * Once a second: take the answer to the last "stats" and ask again;
+ * the switch never waits for it
+ */
+static void poll_stats(struct vs_switch *sw)
+{
+	char out[128];
+	ssize_t n;
+
+	while ((n = recv(nat.ctl_fd, out, sizeof(out) - 1, MSG_DONTWAIT)) > 0) {
+		out[n] = '\0';
+		take_stats(sw, out);
+	}
+	send(nat.ctl_fd, "stats", 5, MSG_DONTWAIT);
 }
 
 /* The child's forwards, as it spells them, kept for its next start */
-static void nat_list(void)
+static void nat_list(struct vs_switch *sw)
 {
 	char out[NAT_FWD_MAX * NAT_SPEC_LEN], *line, *save = NULL;
 
-	if (!nat_ask("list", out, sizeof(out)) || strncmp(out, "ok\n", 3))
+	if (!nat_ask(sw, "list", out, sizeof(out)) || strncmp(out, "ok\n", 3))
 		return;
 	nat.nfwd = 0;
 	for (line = strtok_r(out + 3, "\n", &save);
@@ -250,7 +308,7 @@ int vs_nat_start(struct vs_switch *sw)
 		vs_log(NULL, 0, "--nat: the NAT process did not start");
 		return r == 2 ? 2 : 1;
 	}
-	nat_list();
+	nat_list(sw);
 	vs_log(sw, 1, "nat: running, pid %d", (int)nat.pid);
 	return 0;
 }
@@ -278,16 +336,23 @@ static void name_port(struct vs_switch *sw)
 void vs_nat_tick(struct vs_switch *sw)
 {
 	uint64_t lived;
+	unsigned int i;
 	int st;
 
 	if (!sw->cfg.nat)
 		return;
-	if (nat.pid)
+	if (nat.pid) {
 		name_port(sw);
+		poll_stats(sw);
+	}
 	if (nat.pid && waitpid(nat.pid, &st, WNOHANG) == nat.pid) {
 		lived = sw->now_ms - nat.started_ms;
 		sw->st.nat_deaths++;
 		nat.pid = 0;
+		for (i = 0; i < NAT_NSTATS; i++) {
+			nat.base[i] += nat.cur[i];
+			nat.cur[i] = 0;
+		}
 		if (lived < NAT_YOUNG_MS)
 			nat.backoff_ms = nat.backoff_ms * 2 > NAT_BACKOFF_MAX_MS ?
 					 NAT_BACKOFF_MAX_MS : nat.backoff_ms * 2;
@@ -356,13 +421,13 @@ char *vs_nat_forward(struct vs_switch *sw, const char *args)
 	if (n != 2 || (strcmp(verb, "add") && strcmp(verb, "del")))
 		return strdup("error: forward: want add SPEC, del SPEC or list [json]\n");
 	snprintf(req, sizeof(req), "%s %s", verb, spec);
-	if (!nat_ask(req, out, sizeof(out)))
+	if (!nat_ask(sw, req, out, sizeof(out)))
 		return strdup("error: forward: the NAT process does not answer (restarting?)\n");
 	if (strncmp(out, "ok", 2)) {
 		used = strlen(out);
 		snprintf(out + used, sizeof(out) - used, "\n");
 		return strdup(out);
 	}
-	nat_list();
+	nat_list(sw);
 	return strdup("ok\n");
 }

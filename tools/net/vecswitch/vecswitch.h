@@ -293,6 +293,12 @@ struct vs_sw_stats {
 	uint64_t tx_retired;
 	uint64_t nat_starts;		/* NAT processes started (nat.c) */
 	uint64_t nat_deaths;		/* and those that died */
+	/* the NAT processes' own, as of their last answer (nat.c) */
+	uint64_t nat_rx_frames;		/* frames given to libslirp */
+	uint64_t nat_rx_refused;	/* and kept from it (vecnat's guard.c) */
+	uint64_t nat_tx_frames;		/* frames libslirp sent */
+	uint64_t nat_tx_dropped;	/* and dropped: the switch's socket full */
+	uint64_t nat_guest_errors;	/* what libslirp called guest errors */
 };
 
 extern const struct vs_stat_desc vs_sw_stat_desc[];

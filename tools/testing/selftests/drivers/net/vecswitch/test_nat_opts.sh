@@ -115,6 +115,12 @@ got=$(ip netns exec "$ns" python3 "$NET_LIB_DIR/vecswitch/dhcp_peer.py" \
 check_err $? "after hostile frames, the first guest was offered: $got"
 [ "$(sw_stat nat_deaths)" = 0 ]
 check_err $? "the NAT process died of the hostile frames: $(tail -n 3 "$TEST_TMP/switch.log")"
+# shellcheck disable=SC2317  # called through wait_for
+refused_some() {
+	[ "$(sw_stat nat_rx_refused)" -gt 0 ] && [ "$(sw_stat nat_rx_frames)" -gt 2000 ]
+}
+wait_for 5 refused_some
+check_err $? "the NAT's counters: nat_rx_refused $(sw_stat nat_rx_refused), nat_rx_frames $(sw_stat nat_rx_frames)"
 ctl ports | grep -q " nat pid "
 check_err $? "ctl ports does not name the NAT port: $(ctl ports)"
 
