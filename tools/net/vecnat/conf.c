@@ -126,7 +126,8 @@ static void parse_net6(struct nat_config *cfg, const char *arg)
 	strcpy(buf, arg);
 	slash = strchr(buf, '/');
 	if (!slash || strcmp(slash, "/64"))
-		bad_opt("--nat-net6", "'%s': give a /64 prefix (guests configure themselves by SLAAC)",
+		bad_opt("--nat-net6",
+			"'%s': give a /64 prefix (guests configure themselves by SLAAC)",
 			arg);
 	*slash = '\0';
 	if (inet_pton(AF_INET6, buf, &cfg->net6) != 1)
@@ -329,7 +330,7 @@ void nat_conf_parse(struct nat_config *cfg, int argc, char **argv)
 	}
 	if (optind < argc)
 		bad_opt(argv[optind], "unexpected argument");
-	if ((cfg->fd < 0) == !cfg->connect_path)
+	if (cfg->fd < 0 ? !cfg->connect_path : !!cfg->connect_path)
 		bad_opt("--fd", "give one of --fd and --connect");
 	derive(cfg, dns);
 	/* forwards last: their guest addresses are checked against --net */

@@ -266,13 +266,15 @@ static void frames_in(struct nat *n)
  */
 static void announce(struct nat *n, struct in_addr a)
 {
-	uint8_t f[42] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x52, 0x55 };
+	/* broadcast from 52:55:...: ARP, Ethernet, IPv4, 6 + 4 bytes, request */
+	static const uint8_t head[22] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x52, 0x55, 0, 0, 0, 0,
+		0x08, 0x06, 0x00, 0x01, 0x08, 0x00, 6, 4, 0x00, 0x01,
+	};
+	uint8_t f[42] = { 0 };
 
+	memcpy(f, head, sizeof(head));
 	memcpy(f + 8, &a, 4);
-	f[12] = 0x08, f[13] = 0x06;		/* ARP */
-	f[14] = 0, f[15] = 1;			/* Ethernet */
-	f[16] = 0x08, f[17] = 0x00;		/* IPv4 */
-	f[18] = 6, f[19] = 4, f[20] = 0, f[21] = 1;	/* request */
 	memcpy(f + 22, f + 6, 6);
 	memcpy(f + 28, &a, 4);
 	memcpy(f + 38, &a, 4);
