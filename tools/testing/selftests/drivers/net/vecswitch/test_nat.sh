@@ -11,8 +11,9 @@
 # through the DNS forwarder; a serves a file that
 # the host fetches through a --nat-forward.  A service on the host's
 # 127.0.0.1 is out of the guests' reach; a third guest, on a second
-# switch with --nat-host-loopback, reaches it.  Then the NAT process is
-# killed with SIGKILL while a pings b every 50 ms: no ping may be lost,
+# switch with --nat-host-loopback, reaches it.  The NAT process is
+# stopped (SIGSTOP) while b pings a, and then killed with SIGKILL while
+# a pings b, every 50 ms: no ping may be lost,
 # the switch counts the death and starts it again, and the forward and
 # the way out work again.  10,000 UDP flows from one guest leave the NAT
 # process and the guests' own traffic up.  The NAT process runs as
@@ -23,7 +24,7 @@ require_cmd python3 busybox curl
 require_vecswitch
 require_vecnat
 
-NAME="NAT port: DHCP, IPv4 and IPv6 out, a forward in, no host loopback unless asked, SIGKILL survived"
+NAME="NAT port: DHCP, DNS, IPv4 and IPv6 out, a forward in, no host loopback unless asked, SIGSTOP and SIGKILL survived"
 host=$(netns_add nat)
 wan=$(netns_add natwan)
 sock=$TEST_TMP/switch.sock
@@ -204,6 +205,17 @@ st=/proc/${nat_pid:-none}/status
 grep -qE '^Uid:\s+65534\s' "$st" && grep -qE '^NoNewPrivs:\s+1' "$st" &&
 	grep -qE '^Seccomp:\s+2' "$st" && grep -qE '^CapEff:\s+0+$' "$st"
 check_err $? "the NAT process ($nat_pid) is not nobody with no_new_privs, seccomp, no capabilities"
+
+# stopped (SIGSTOP): a's fetch waits for it, b's pings to a do not
+kill -STOP "$nat_pid"
+exec_in a curl -s --max-time 3 http://203.0.113.80:8000/hello.txt >/dev/null 2>&1 &
+fetch_job=$!
+exec_in b ping -c 40 -i 0.05 -W 1 10.0.2.15 >"$TEST_TMP/ping-stop.log" 2>&1
+check_err $? "b lost pings to a while the NAT process was stopped: $(grep loss "$TEST_TMP/ping-stop.log")"
+wait "$fetch_job"
+kill -CONT "$nat_pid"
+[ "$(fetch a http://203.0.113.80:8000/hello.txt)" = "$token" ]
+check_err $? "a did not fetch from wan once the NAT process went on"
 
 exec_in a ping -c 60 -i 0.05 -W 1 10.0.2.16 >"$TEST_TMP/ping.log" 2>&1 &
 ping_job=$!
