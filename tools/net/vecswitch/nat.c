@@ -173,6 +173,22 @@ static int spawn(struct vs_switch *sw, int sfd, int rfd, int cfd)
 }
 
 /*
+ * @fd moved above the child's 3, 4 and 5, so that no dup2 of the spawn
+ * lands on another one it has still to make (or on itself, which would
+ * leave it close-on-exec)
+ */
+static int high_fd(int fd)
+{
+	int h;
+
+	if (fd < 0 || fd > NAT_FD_CTL)
+		return fd;
+	h = fcntl(fd, F_DUPFD_CLOEXEC, NAT_FD_CTL + 1);
+	close(fd);
+	return h;
+}
+
+/*
  * Start the child; with @wait, until it says it runs.  Returns 0, -1, or
  * the child's exit status when it stopped before it ran (2: a bad option)
  */
@@ -182,9 +198,11 @@ static int nat_run(struct vs_switch *sw, bool wait)
 	struct pollfd p;
 	char c;
 
-	sfd = switch_socket(sw);
+	sfd = high_fd(switch_socket(sw));
 	if (sfd < 0 || pipe2(ready, O_CLOEXEC) < 0 ||
+	    (ready[1] = high_fd(ready[1])) < 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0 ||
+	    (ctl[1] = high_fd(ctl[1])) < 0 ||
 	    spawn(sw, sfd, ready[1], ctl[1]) < 0) {
 		vs_log(sw, 0, "nat: cannot start %s: %s", nat.path, strerror(errno));
 		goto out;
