@@ -382,6 +382,9 @@ static void ctl_in(struct nat *n)
 	ssize_t len;
 
 	len = recv(n->cfg.ctl_fd, req, sizeof(req) - 1, MSG_DONTWAIT);
+	/* the switch's end closed: it is gone (or we are an orphan) */
+	if (!len)
+		n->gone = true;
 	if (len <= 0)
 		return;
 	req[len] = '\0';
@@ -515,8 +518,6 @@ int main(int argc, char **argv)
 			.fd		= -1,
 			.ready_fd	= -1,
 			.ctl_fd		= -1,
-			.net		= { .s_addr = 0x0002000a },	/* 10.0.2.0 */
-			.mask		= { .s_addr = 0x00ffffff },
 			.prefix		= 24,
 			.v6		= true,
 			.net6		= { .s6_addr = { 0xfd } },	/* fd00:: */
@@ -525,6 +526,8 @@ int main(int argc, char **argv)
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
 
+	n.cfg.net.s_addr = htonl(0x0a000200);		/* 10.0.2.0/24 */
+	n.cfg.mask.s_addr = htonl(0xffffff00);
 	nat_conf_parse(&n.cfg, argc, argv);
 	/* descriptors the switch left open by mistake are not ours */
 	if (n.cfg.fd >= 0)
