@@ -317,8 +317,9 @@ static const char *fwd_open(struct nat *n, const struct nat_fwd *f)
 
 /*
  * A request on the control socket, "add SPEC", "del SPEC" or "list",
- * answered with "ok" or "error: ..." (list: one forward a line), or
- * "stats", answered with "stats" and the counters
+ * answered with "ok" or "error: ..." (list: one forward a line),
+ * "neighbors" (libslirp's ARP and NDP tables: the guests it knows, by
+ * address and MAC), or "stats", answered with "stats" and the counters
  */
 static void ctl_request(struct nat *n, char *req, char *out, size_t outlen)
 {
@@ -336,6 +337,13 @@ static void ctl_request(struct nat *n, char *req, char *out, size_t outlen)
 			 (unsigned long long)n->tx_frames,
 			 (unsigned long long)n->tx_dropped,
 			 (unsigned long long)n->guest_errors);
+		return;
+	}
+	if (!strcmp(req, "neighbors")) {
+		char *t = slirp_neighbor_info(n->slirp);
+
+		snprintf(out, outlen, "ok\n%s", t ? t : "");
+		free(t);
 		return;
 	}
 	if (!strcmp(req, "list")) {

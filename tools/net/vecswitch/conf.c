@@ -29,6 +29,7 @@ static void usage(FILE *f)
 "                     [--count N] [--snaplen N] FILE|-\n"
 "       vecswitch ctl --ctl PATH top [--count N]\n"
 "       vecswitch ctl --ctl PATH forward add|del SPEC | list [--json]\n"
+"       vecswitch ctl --ctl PATH nat\n"
 "\n"
 "ports (at least one of):\n"
 "  --dgram PATH         datagram socket; each bound sender is a port, with\n"

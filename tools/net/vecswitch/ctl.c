@@ -433,6 +433,12 @@ void vs_ctl_answer(struct vs_switch *sw, struct vs_ctl_conn *c)
 		c->outoff = 0;
 		return;
 	}
+	if (!strncmp(c->req, "nat", 3) && (!c->req[3] || strchr("\r\n", c->req[3]))) {
+		c->out = vs_nat_guests(sw);
+		c->outlen = c->out ? strlen(c->out) : 0;
+		c->outoff = 0;
+		return;
+	}
 	n = sscanf(c->req, "%15s %15s %1s", cmd, flag, extra);
 	if (n >= 2 && !strcmp(flag, "json"))
 		json = true;

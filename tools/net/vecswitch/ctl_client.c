@@ -539,7 +539,7 @@ int vs_ctl_client(int argc, char **argv)
 			   !strcmp(argv[i], "stats") ||
 			   !strcmp(argv[i], "channels") ||
 			   !strcmp(argv[i], "capture") || !strcmp(argv[i], "top") ||
-			   !strcmp(argv[i], "forward")) {
+			   !strcmp(argv[i], "forward") || !strcmp(argv[i], "nat")) {
 			cmd = argv[i];
 		} else {
 			return ctl_usage("%s: unknown argument (want %s)", argv[i],

@@ -409,6 +409,18 @@ void vs_nat_stop(struct vs_switch *sw)
 	nat.ctl_fd = -1;
 }
 
+/* ctl nat: the guests the NAT process knows (libslirp's ARP and NDP tables) */
+char *vs_nat_guests(struct vs_switch *sw)
+{
+	char out[8192];
+
+	if (!sw->cfg.nat)
+		return strdup("error: nat: the switch runs without --nat\n");
+	if (!nat_ask(sw, "neighbors", out, sizeof(out)) || strncmp(out, "ok\n", 3))
+		return strdup("error: nat: the NAT process does not answer (restarting?)\n");
+	return strdup(out + 3);
+}
+
 /*
  * ctl forward add|del SPEC, list [json]: the answer, allocated, for the
  * client.  The child checks the spec and opens the port; the list here
@@ -425,6 +437,7 @@ char *vs_nat_forward(struct vs_switch *sw, const char *args)
 	n = sscanf(args, "%7s %79s %1s", verb, spec, extra);
 	if (!sw->cfg.nat)
 		return strdup("error: forward: the switch runs without --nat\n");
+
 	if (!strcmp(verb, "list") && (n == 1 || (n == 2 && !strcmp(spec, "json")))) {
 		bool json = n == 2;
 

@@ -793,6 +793,7 @@ int vs_nat_start(struct vs_switch *sw);
 void vs_nat_tick(struct vs_switch *sw);
 void vs_nat_stop(struct vs_switch *sw);
 char *vs_nat_forward(struct vs_switch *sw, const char *args);
+char *vs_nat_guests(struct vs_switch *sw);
 
 /* ctl_client.c */
 int vs_ctl_client(int argc, char **argv);

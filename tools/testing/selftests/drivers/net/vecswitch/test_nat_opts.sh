@@ -108,6 +108,9 @@ got=$(awk '{ print $2 }' "$TEST_TMP/offers.txt" | sort -t. -k4n | tr '\n' ' ')
 want_offers="none $(seq -f 10.0.2.%g 15 30 | tr '\n' ' ')"
 [ "$got" = "$want_offers" ]
 check_err $? "17 DISCOVERs: want 16 leases .15-.30 and none, got: $got"
+n=$(ctl nat | grep -c '^ *ARP  02:76:65:44:00:.*  10\.0\.2\.')
+[ "$n" = 16 ]
+check_err $? "ctl nat lists $n guests, not 16: $(ctl nat)"
 ip -n "$ns" addr add 198.18.211.1/32 dev lo
 got=$(ip netns exec "$ns" python3 "$NET_LIB_DIR/vecswitch/dhcp_peer.py" \
 	--bind "$TEST_TMP/peer.sock" --switch "$sock" --junk --syn-to 198.18.211.1)
