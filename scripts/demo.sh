@@ -188,19 +188,10 @@ echo "a page served by guest a" >"$work/gwww/index.html"
 ip netns exec "$wan" python3 -m http.server --bind 203.0.113.80 --directory "$work/www" 80 \
 	>/dev/null 2>&1 &
 on_exit "kill $! 2>/dev/null"
-cat >"$work/udhcpc.sh" <<'EOF'
-#!/bin/sh
-[ "$1" = bound ] || exit 0
-ip addr flush dev "$interface" scope global
-ip addr add "$ip/$mask" dev "$interface"
-ip route replace default via "$router" dev "$interface"
-echo "$ip via $router, DNS $dns"
-EOF
-chmod +x "$work/udhcpc.sh"
 echo "vecswitch --dgram $sock --ctl $ctl --nat --nat-forward tcp:18080:10.0.2.15:8080" | show
 # shellcheck disable=SC2016  # expanded in the guest
 exec_in a sh -c 'busybox udhcpc -i vec0 -f -q -n -t 20 -T 1 -s "$0" 2>/dev/null' \
-	"$work/udhcpc.sh" | sed 's/^/guest a: DHCP lease /' | show || die "guest a got no lease"
+	"$top/scripts/udhcpc-hostfs.sh" | sed 's/^/guest a: DHCP /' | show || die "guest a got no lease"
 for _ in $(seq 50); do
 	exec_in a curl -sf --max-time 5 http://203.0.113.80/ >"$work/page" && break
 	sleep 0.2

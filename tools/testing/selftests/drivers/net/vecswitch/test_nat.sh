@@ -111,20 +111,6 @@ start_switch "$host" --dgram "$sock2" --ctl "$TEST_TMP/ctl2" --nat --nat-host-lo
 check_err $? "vecswitch --nat --nat-host-loopback did not start"
 [ "$RET" -eq 0 ] || finish
 
-# udhcpc's script: the lease into the interface, and into $LEASE for us
-# (the guest's / is the host's: no resolv.conf is written)
-cat >"$TEST_TMP/udhcpc.sh" <<'EOF'
-#!/bin/sh
-case $1 in
-bound|renew)
-	ip addr flush dev "$interface" scope global
-	ip addr add "$ip/$mask" dev "$interface"
-	ip route replace default via "$router" dev "$interface"
-	echo "$ip $router $dns" >"$LEASE"
-	;;
-esac
-EOF
-chmod +x "$TEST_TMP/udhcpc.sh"
 
 agent "$host" nat a -a vec0:"transport=unixdgram,path=$sock,mac=02:76:65:00:c0:01"
 agent "$host" nat b -a vec0:"transport=unixdgram,path=$sock,mac=02:76:65:00:c0:02"
@@ -136,7 +122,7 @@ dhcp() {
 	# shellcheck disable=SC2016  # expanded in the guest
 	exec_in "$1" env LEASE="$TEST_TMP/$1.lease" sh -c \
 		'ip link set vec0 up && busybox udhcpc -i vec0 -f -q -n -t 20 -T 1 -s "$0" >/dev/null 2>&1' \
-		"$TEST_TMP/udhcpc.sh" && cat "$TEST_TMP/$1.lease"
+		"$VECNET_SRC/scripts/udhcpc-hostfs.sh" && cat "$TEST_TMP/$1.lease"
 }
 
 # fetch GUEST URL: the body, within 10 s
