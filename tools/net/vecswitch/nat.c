@@ -331,23 +331,21 @@ int vs_nat_start(struct vs_switch *sw)
 	return 0;
 }
 
-/* The child's port, named for ctl ports once it has sent a frame */
-static void name_port(struct vs_switch *sw)
+/*
+ * A new dgram port: the child's, when the child sent from it.  It is an
+ * uplink: a router's port, which --isolate leaves the guests, whose
+ * several MACs (one per address of libslirp's) --mac-lock allows, and
+ * whose broadcasts --bcast-limit does not count.  Named for ctl ports.
+ */
+void vs_nat_port(struct vs_switch *sw, struct vs_port *p)
 {
-	unsigned int i;
+	char name[VS_NAME_LEN];
 
-	for (i = 0; i < sw->nports; i++) {
-		struct vs_port *p = sw->ports[i];
-
-		if (p && !p->dead && p->type == VS_PORT_DGRAM &&
-		    p->owner_pid == nat.pid && strncmp(p->name, "nat ", 4)) {
-			char name[VS_NAME_LEN];
-
-			snprintf(name, sizeof(name), "nat pid %d %.100s",
-				 (int)nat.pid, p->name);
-			memcpy(p->name, name, sizeof(name));
-		}
-	}
+	if (!sw->cfg.nat || !nat.pid || p->owner_pid != nat.pid)
+		return;
+	p->uplink = true;
+	snprintf(name, sizeof(name), "nat pid %d %.100s", (int)nat.pid, p->name);
+	memcpy(p->name, name, sizeof(name));
 }
 
 /* Once a second: a child that died is counted, and started again later */
@@ -359,10 +357,8 @@ void vs_nat_tick(struct vs_switch *sw)
 
 	if (!sw->cfg.nat)
 		return;
-	if (nat.pid) {
-		name_port(sw);
+	if (nat.pid)
 		poll_stats(sw);
-	}
 	if (nat.pid && waitpid(nat.pid, &st, WNOHANG) == nat.pid) {
 		lived = sw->now_ms - nat.started_ms;
 		sw->st.nat_deaths++;

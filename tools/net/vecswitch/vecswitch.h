@@ -794,6 +794,7 @@ void vs_nat_tick(struct vs_switch *sw);
 void vs_nat_stop(struct vs_switch *sw);
 char *vs_nat_forward(struct vs_switch *sw, const char *args);
 char *vs_nat_guests(struct vs_switch *sw);
+void vs_nat_port(struct vs_switch *sw, struct vs_port *p);
 
 /* ctl_client.c */
 int vs_ctl_client(int argc, char **argv);

@@ -11,7 +11,8 @@
 # through the DNS forwarder; a serves a file that
 # the host fetches through a --nat-forward.  A service on the host's
 # 127.0.0.1 is out of the guests' reach; a third guest, on a second
-# switch with --nat-host-loopback, reaches it.  The NAT process is
+# switch with --nat-host-loopback (and --isolate and --mac-lock, which
+# leave it the NAT port), reaches it.  The NAT process is
 # stopped (SIGSTOP) while b pings a, and then killed with SIGKILL while
 # a pings b, every 50 ms: no ping may be lost,
 # the switch counts the death and starts it again, and the forward and
@@ -107,7 +108,8 @@ on_exit "kill_job $sw1"
 wait_for 10 test -S "$CTL"
 check_err $? "vecswitch --nat did not start"
 rm -f "$sock2"
-start_switch "$host" --dgram "$sock2" --ctl "$TEST_TMP/ctl2" --nat --nat-host-loopback
+start_switch "$host" --dgram "$sock2" --ctl "$TEST_TMP/ctl2" --nat --nat-host-loopback \
+	--isolate --mac-lock
 check_err $? "vecswitch --nat --nat-host-loopback did not start"
 [ "$RET" -eq 0 ] || finish
 
@@ -183,6 +185,11 @@ if fetch a http://10.0.2.2:18081/hello.txt >/dev/null 2>&1; then
 fi
 [ "$(fetch c http://10.0.2.2:18081/hello.txt)" = "$token" ]
 check_err $? "c did not reach the host's 127.0.0.1 with --nat-host-loopback"
+# c's switch runs with --isolate and --mac-lock: the NAT port is its
+# uplink, and it answers for the DNS address from a MAC of its own
+exec_in c ping -c 1 -W 2 10.0.2.3 >/dev/null 2>&1
+exec_in c ip neigh show 10.0.2.3 dev vec0 | grep -q 'lladdr 52:55:0a:00:02:03'
+check_err $? "c found no MAC for 10.0.2.3 behind --mac-lock: $(exec_in c ip neigh show dev vec0)"
 
 # ---- the NAT process: its privileges, then SIGKILL ----------------------------
 
