@@ -119,12 +119,16 @@ def main():
     ap.add_argument("--wait", type=float, default=5)
     ap.add_argument("--junk", action="store_true")
     ap.add_argument("--syn-to", help="also send 2000 TCP SYNs to this address")
+    ap.add_argument("--world", action="store_true",
+                    help="let any user send to the socket (a switch run as another)")
     args = ap.parse_args()
 
     if os.path.exists(args.bind):
         os.unlink(args.bind)
     s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     s.bind(args.bind)
+    if args.world:
+        os.chmod(args.bind, 0o777)
     s.connect(args.switch)
     rnd = random.Random(44)
     macs = [bytes([0x02, 0x76, 0x65, 0x44, 0, i + 1]) for i in range(args.count)]

@@ -157,5 +157,26 @@ if grep -qE "AddressSanitizer|runtime error" "$TEST_TMP/switch.log"; then
 	check_err 1 "a sanitizer report: $(grep -E -m 3 "AddressSanitizer|runtime error" "$TEST_TMP/switch.log")"
 fi
 
+# ---- a switch of an unprivileged user ---------------------------------------
+
+# its NAT process runs as that user, sandboxed all the same, and answers
+udir=$TEST_TMP/nobody
+mkdir "$udir" && chmod 777 "$udir" && chmod o+x "$TEST_TMP"
+ip netns exec "$ns" setpriv --reuid=65534 --regid=65534 --clear-groups \
+	env -u LD_PRELOAD "$VECSWITCH" --dgram "$udir/switch.sock" --ctl "$udir/ctl" --nat \
+	2>>"$TEST_TMP/switch.log" &
+user_sw=$!
+on_exit "kill_job $user_sw"
+wait_for 10 test -S "$udir/ctl"
+check_err $? "an unprivileged vecswitch --nat did not start"
+got=$(ip netns exec "$ns" python3 "$NET_LIB_DIR/vecswitch/dhcp_peer.py" --world \
+	--bind "$udir/peer.sock" --switch "$udir/switch.sock" --wait 5)
+[ "$got" = "02:76:65:44:00:01 10.0.2.15" ]
+check_err $? "no lease from an unprivileged switch's NAT port: $got"
+st=/proc/$(pgrep -P "$user_sw")/status
+grep -qE '^Uid:\s+65534\s' "$st" && grep -qE '^NoNewPrivs:\s+1' "$st" &&
+	grep -qE '^Seccomp:\s+2' "$st"
+check_err $? "an unprivileged switch's NAT process is not sandboxed"
+
 log_test "NAT port: bad options refused, forwards added, refused and removed at run time, SIGKILL survived"
 exit "$RET"
