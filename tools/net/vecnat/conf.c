@@ -32,7 +32,8 @@ static void usage(FILE *f)
 "  --nat-forward SPEC   tcp|udp:[HOSTADDR:]HOSTPORT:GUESTADDR:GUESTPORT,\n"
 "                       HOSTADDR 127.0.0.1 unless given (repeatable)\n"
 "  --ready-fd N         write one byte to N once running\n"
-"  --ctl-fd N           a datagram socket taking 'forward add|del|list'\n"
+"  --ctl-fd N           a socket taking 'add|del SPEC', 'list', 'stats'\n"
+"  --again              a restart: a forward that cannot listen is left out\n"
 "  -v, --verbose        log more\n"
 "  -h, --help           this text\n");
 }
@@ -259,6 +260,7 @@ enum {
 	OPT_FORWARD,
 	OPT_READY_FD,
 	OPT_CTL_FD,
+	OPT_AGAIN,
 };
 
 static const struct option long_opts[] = {
@@ -271,6 +273,7 @@ static const struct option long_opts[] = {
 	{ "nat-forward",		required_argument,	NULL, OPT_FORWARD },
 	{ "ready-fd",		required_argument,	NULL, OPT_READY_FD },
 	{ "ctl-fd",		required_argument,	NULL, OPT_CTL_FD },
+	{ "again",		no_argument,		NULL, OPT_AGAIN },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -315,6 +318,9 @@ void nat_conf_parse(struct nat_config *cfg, int argc, char **argv)
 			break;
 		case OPT_CTL_FD:
 			cfg->ctl_fd = parse_num("--ctl-fd", optarg, 0, 65535);
+			break;
+		case OPT_AGAIN:
+			cfg->again = true;
 			break;
 		case 'v':
 			cfg->verbose++;

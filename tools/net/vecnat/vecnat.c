@@ -433,7 +433,7 @@ static int switch_socket(struct nat *n)
 
 static int slirp_start(struct nat *n)
 {
-	const struct nat_config *cfg = &n->cfg;
+	struct nat_config *cfg = &n->cfg;
 	SlirpConfig sc = {
 		.version		= 4,
 		.in_enabled		= true,
@@ -462,11 +462,15 @@ static int slirp_start(struct nat *n)
 		const char *why = fwd_open(n, &cfg->fwd[i]);
 		char s[NAT_SPEC_LEN];
 
-		if (why) {
-			nat_fwd_str(&cfg->fwd[i], s, sizeof(s));
-			fprintf(stderr, "vecnat: --nat-forward %s: %s\n", s, why);
+		if (!why)
+			continue;
+		nat_fwd_str(&cfg->fwd[i], s, sizeof(s));
+		fprintf(stderr, "vecnat: --nat-forward %s: %s%s\n", s, why,
+			cfg->again ? "; left out" : "");
+		if (!cfg->again)
 			return -1;
-		}
+		/* the others still serve; the switch tries it at the next start */
+		cfg->fwd[i--] = cfg->fwd[--cfg->nfwd];
 	}
 	return 0;
 }

@@ -51,6 +51,7 @@ struct nat_config {
 	struct in6_addr gw6;
 	struct in6_addr dns6;
 	bool host_loopback;
+	bool again;			/* a restart: a forward that fails is left out */
 	unsigned int nfwd;
 	struct nat_fwd fwd[NAT_FWD_MAX];
 	int verbose;

@@ -124,7 +124,7 @@ static int switch_socket(const struct vs_switch *sw)
 	return fd;
 }
 
-static int spawn(struct vs_switch *sw, int sfd, int rfd, int cfd)
+static int spawn(struct vs_switch *sw, int sfd, int rfd, int cfd, bool again)
 {
 	const struct vs_config *cfg = &sw->cfg;
 	char *argv[8 + VS_NAT_ARGS_MAX + 2 * NAT_FWD_MAX];
@@ -138,6 +138,8 @@ static int spawn(struct vs_switch *sw, int sfd, int rfd, int cfd)
 	argv[n++] = "--fd=3";
 	argv[n++] = "--ready-fd=4";
 	argv[n++] = "--ctl-fd=5";
+	if (again)
+		argv[n++] = "--again";
 	/* the options as given, but the forwards: those kept here */
 	for (i = 0; i < cfg->n_nat_args; i++) {
 		if (!strcmp(cfg->nat_args[i], "--nat-forward"))
@@ -203,7 +205,7 @@ static int nat_run(struct vs_switch *sw, bool wait)
 	    (ready[1] = high_fd(ready[1])) < 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0 ||
 	    (ctl[1] = high_fd(ctl[1])) < 0 ||
-	    spawn(sw, sfd, ready[1], ctl[1]) < 0) {
+	    spawn(sw, sfd, ready[1], ctl[1], !wait) < 0) {
 		vs_log(sw, 0, "nat: cannot start %s: %s", nat.path, strerror(errno));
 		goto out;
 	}
