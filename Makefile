@@ -89,6 +89,8 @@ other-kernel: deps
 tools: deps
 	@$(MAKE) -s -C tools/net/vecswitch O=$(BUILD)
 	@$(MAKE) -s -C tools/net/vecswitch O=$(BUILD) SANITIZE=1
+	@$(MAKE) -s -C tools/net/vecnat O=$(BUILD)
+	@$(MAKE) -s -C tools/net/vecnat O=$(BUILD) SANITIZE=1
 
 # The kernel's own drivers/net and drivers/net/hw tests, built from the
 # default kernel's tree, and the newer ethtool they need
@@ -128,18 +130,19 @@ $(BUILD)/man/%: scripts/mkman.sh
 $(foreach m,$(MAN_PAGES),$(eval $(m): Documentation/networking/$(basename $(notdir $(m))).rst))
 
 # What install puts where; uninstall removes exactly these
-INSTALLED := $(BINDIR)/vecswitch $(BINDIR)/vecnet-guest $(VECNETLIBDIR)/vmlinux \
+INSTALLED := $(BINDIR)/vecswitch $(BINDIR)/vecnat $(BINDIR)/vecnet-guest $(VECNETLIBDIR)/vmlinux \
 	$(MANDIR)/man8/vecswitch.8 $(MANDIR)/man7/vecnet.7 \
 	$(MANDIR)/man1/vecnet-guest.1 $(SYSTEMDUNITDIR)/vecswitch.service
 
 # install takes what 'make' built and does not rebuild it (as root, from
 # a tree another user owns); the version is the one built into vecswitch
-install: $(BUILD)/vmlinux $(BUILD)/vecswitch man
+install: $(BUILD)/vmlinux $(BUILD)/vecswitch $(BUILD)/vecnat man
 	@version=$$($(BUILD)/vecswitch --version) && version=$${version#vecswitch } && \
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(VECNETLIBDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 \
 		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(SYSTEMDUNITDIR) && \
 	install -m 755 $(BUILD)/vecswitch $(DESTDIR)$(BINDIR)/vecswitch && \
+	install -m 755 $(BUILD)/vecnat $(DESTDIR)$(BINDIR)/vecnat && \
 	sed -e 's|^libdir=$$|libdir=$(VECNETLIBDIR)|' -e "s|^version=\$$|version=$$version|" \
 		scripts/vecnet-guest >$(DESTDIR)$(BINDIR)/vecnet-guest && \
 	chmod 755 $(DESTDIR)$(BINDIR)/vecnet-guest && \
@@ -150,9 +153,9 @@ install: $(BUILD)/vmlinux $(BUILD)/vecswitch man
 	sed -e 's|/usr/local/bin/vecswitch|$(BINDIR)/vecswitch|' \
 		tools/net/vecswitch/vecswitch.service >$(DESTDIR)$(SYSTEMDUNITDIR)/vecswitch.service && \
 	chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/vecswitch.service
-	@echo "  INSTALL $(DESTDIR)$(PREFIX): vecswitch, vecnet-guest, vmlinux, man pages, unit"
+	@echo "  INSTALL $(DESTDIR)$(PREFIX): vecswitch, vecnat, vecnet-guest, vmlinux, man pages, unit"
 
-$(BUILD)/vmlinux $(BUILD)/vecswitch:
+$(BUILD)/vmlinux $(BUILD)/vecswitch $(BUILD)/vecnat:
 	@echo "install: $@ is missing: run 'make' first" >&2; exit 1
 
 # With DESTDIR (a staging tree) also the directories left empty go, up to

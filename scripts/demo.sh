@@ -7,7 +7,10 @@
 # switch at work: pings, a short iperf3, the driver's counters, the
 # switch's ports and forwarding table, and how much of a transfer between
 # two guests reaches the idle one, first with vecswitch learning and then,
-# after restarting it in --hub mode at the same path, with flooding.
+# after restarting it in --hub mode at the same path, with flooding; and
+# last, restarted with --nat, a guest takes a lease by DHCP and fetches a
+# page from a namespace one route away, and the host fetches a page the
+# guest serves through a port forward.
 #
 #   demo.sh [--quiet]
 #
@@ -165,6 +168,44 @@ reach a "${ip[b]}" 40 >/dev/null 2>&1 ||
 	die "guests did not come back after the switch restarted"
 idle_share "vecswitch --hub:"
 hub_idle_bytes=$idle_bytes hub_moved=$moved_bytes hub_rate=$rate
+
+step "8. The host and the internet: vecswitch --nat"
+# a second namespace one route away plays the internet; the switch's NAT
+# port gives guest a a lease, and the host reaches a through a forward
+stop_switch || die "vecswitch did not exit on SIGTERM"
+switch_at "$ns" "$sock" "$ctl" --nat --nat-forward tcp:18080:10.0.2.15:8080 ||
+	{ cat "$work/switch.log" >&2; die "vecswitch --nat did not come up"; }
+wan=$(netns_add demowan)
+{ ip link add demov0 netns "$ns" type veth peer name demov1 netns "$wan" &&
+  ip -n "$ns" addr add 198.18.4.1/30 dev demov0 &&
+  ip -n "$wan" addr add 198.18.4.2/30 dev demov1 &&
+  ip -n "$ns" link set demov0 up && ip -n "$wan" link set demov1 up &&
+  ip -n "$wan" addr add 203.0.113.80/32 dev lo &&
+  ip -n "$ns" route add 203.0.113.0/24 via 198.18.4.2; } || die "the wan namespace"
+mkdir -p "$work/www" "$work/gwww"
+echo "a page from outside the switch's namespace" >"$work/www/index.html"
+echo "a page served by guest a" >"$work/gwww/index.html"
+ip netns exec "$wan" python3 -m http.server --bind 203.0.113.80 --directory "$work/www" 80 \
+	>/dev/null 2>&1 &
+on_exit "kill $! 2>/dev/null"
+echo "vecswitch --dgram $sock --ctl $ctl --nat --nat-forward tcp:18080:10.0.2.15:8080" | show
+# shellcheck disable=SC2016  # expanded in the guest
+exec_in a sh -c 'busybox udhcpc -i vec0 -f -q -n -t 20 -T 1 -s "$0" 2>/dev/null' \
+	"$top/scripts/udhcpc-hostfs.sh" | sed 's/^/guest a: DHCP /' | show || die "guest a got no lease"
+for _ in $(seq 50); do
+	exec_in a curl -sf --max-time 5 http://203.0.113.80/ >"$work/page" && break
+	sleep 0.2
+done
+[ -s "$work/page" ] || die "guest a did not fetch a page from 203.0.113.80"
+sed 's/^/guest a: curl http:\/\/203.0.113.80\/: /' "$work/page" | show
+exec_in a busybox httpd -p 8080 -h "$work/gwww" || die "httpd in guest a"
+for _ in $(seq 50); do
+	ip netns exec "$ns" curl -sf --max-time 2 http://127.0.0.1:18080/ >"$work/page2" && break
+	sleep 0.2
+done
+[ -s "$work/page2" ] || die "the host did not reach guest a through the forward"
+sed 's/^/host: curl http:\/\/127.0.0.1:18080\/: /' "$work/page2" | show
+[ "$quiet" -eq 0 ] || echo "guest a: lease, page from outside; host: page from a through a forward"
 
 step "Result"
 printf 'idle guest share of the a->b transfer: learning %.3f%%, hub %.1f%%\n' \

@@ -14,6 +14,8 @@ packages=(
 	xz-utils python3 rsync
 	# switch, and its fuzz targets (libFuzzer)
 	liburing-dev libpcap-dev pkg-config clang-14 libclang-rt-14-dev
+	# the NAT port, vecnat
+	libslirp-dev libseccomp-dev
 	# tests, demo and benchmarks
 	iproute2 iputils-ping ethtool iperf3 tcpdump socat procps psmisc
 	uml-utilities shellcheck qemu-system-x86 busybox-static cpio kmod

@@ -28,6 +28,8 @@ static void usage(FILE *f)
 "       vecswitch ctl --ctl PATH capture [--port ID]... [--mac MAC]...\n"
 "                     [--count N] [--snaplen N] FILE|-\n"
 "       vecswitch ctl --ctl PATH top [--count N]\n"
+"       vecswitch ctl --ctl PATH forward add|del SPEC | list [--json]\n"
+"       vecswitch ctl --ctl PATH nat\n"
 "\n"
 "ports (at least one of):\n"
 "  --dgram PATH         datagram socket; each bound sender is a port, with\n"
@@ -74,6 +76,15 @@ static void usage(FILE *f)
 "                       may send frames or connect\n"
 "  --allow-gid LIST     likewise for groups (the sender's primary group)\n"
 "  --no-uring           use recvmmsg/sendmmsg instead of io_uring\n"
+"NAT port (a process of its own; see vecswitch(8)):\n"
+"  --nat                a port that gives the guests DHCP, DNS and the\n"
+"                       host's network (needs --dgram)\n"
+"  --nat-net CIDR       its IPv4 network (default 10.0.2.0/24)\n"
+"  --nat-net6 PREFIX    its IPv6 /64 (default fd00::/64), or off\n"
+"  --nat-dns ADDR       its DNS forwarder's address (default .3)\n"
+"  --nat-host-loopback  guests may reach the host's 127.0.0.1 at the gateway\n"
+"  --nat-forward SPEC   tcp|udp:[HOSTADDR:]HOSTPORT:GUESTADDR:GUESTPORT\n"
+"                       (HOSTADDR default 127.0.0.1; repeatable)\n"
 "  -v, --verbose        log ports and learning (twice: more)\n"
 "  -h, --help           this text\n"
 "  -V, --version        version\n");
@@ -148,6 +159,12 @@ enum {
 	OPT_ALLOW_UID,
 	OPT_ALLOW_GID,
 	OPT_VHOST_USER,
+	OPT_NAT,
+	OPT_NAT_NET,
+	OPT_NAT_NET6,
+	OPT_NAT_DNS,
+	OPT_NAT_HOST_LOOPBACK,
+	OPT_NAT_FORWARD,
 };
 
 static const struct option long_opts[] = {
@@ -186,6 +203,12 @@ static const struct option long_opts[] = {
 	{ "no-uring",		no_argument,		NULL, OPT_NO_URING },
 	{ "allow-uid",		required_argument,	NULL, OPT_ALLOW_UID },
 	{ "allow-gid",		required_argument,	NULL, OPT_ALLOW_GID },
+	{ "nat",		no_argument,		NULL, OPT_NAT },
+	{ "nat-net",		required_argument,	NULL, OPT_NAT_NET },
+	{ "nat-net6",		required_argument,	NULL, OPT_NAT_NET6 },
+	{ "nat-dns",		required_argument,	NULL, OPT_NAT_DNS },
+	{ "nat-host-loopback",	no_argument,		NULL, OPT_NAT_HOST_LOOPBACK },
+	{ "nat-forward",	required_argument,	NULL, OPT_NAT_FORWARD },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "version",		no_argument,		NULL, 'V' },
@@ -281,6 +304,21 @@ static void parse_ids(const char *opt, const char *arg, bool users,
 	free(list);
 	if (!*n)
 		bad_opt(opt, "empty list");
+}
+
+/*
+ * A --nat-* option, passed on to the NAT process as it is (its value,
+ * when it has one, after it); the process checks them, and the switch
+ * does not start when it refuses one
+ */
+static void nat_arg(struct vs_config *cfg, const char *name, const char *val)
+{
+	if (cfg->n_nat_args + 2 > VS_NAT_ARGS_MAX)
+		bad_opt(name, "too many --nat-* options");
+	cfg->nat = true;
+	cfg->nat_args[cfg->n_nat_args++] = name;
+	if (val)
+		cfg->nat_args[cfg->n_nat_args++] = val;
 }
 
 /*
@@ -421,6 +459,24 @@ void vs_conf_parse(struct vs_config *cfg, int argc, char **argv)
 			parse_ids("--allow-gid", optarg, false, cfg->allow_gid,
 				  &cfg->n_allow_gid);
 			break;
+		case OPT_NAT:
+			cfg->nat = true;
+			break;
+		case OPT_NAT_NET:
+			nat_arg(cfg, "--nat-net", optarg);
+			break;
+		case OPT_NAT_NET6:
+			nat_arg(cfg, "--nat-net6", optarg);
+			break;
+		case OPT_NAT_DNS:
+			nat_arg(cfg, "--nat-dns", optarg);
+			break;
+		case OPT_NAT_HOST_LOOPBACK:
+			nat_arg(cfg, "--nat-host-loopback", NULL);
+			break;
+		case OPT_NAT_FORWARD:
+			nat_arg(cfg, "--nat-forward", optarg);
+			break;
 		case 'v':
 			cfg->verbose++;
 			break;
@@ -448,4 +504,6 @@ void vs_conf_parse(struct vs_config *cfg, int argc, char **argv)
 	if (!cfg->dgram_path && !cfg->vnet_path && !cfg->stream_path &&
 	    !cfg->seqpacket_path && !cfg->vhost_path && !cfg->tap_name)
 		bad_opt("--dgram", "no port given (--dgram, --vnet, --stream, --seqpacket, --vhost-user or --tap)");
+	if (cfg->nat && !cfg->dgram_path)
+		bad_opt("--nat", "the NAT port attaches to the --dgram socket: give --dgram");
 }

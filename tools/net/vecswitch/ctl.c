@@ -105,6 +105,13 @@ const struct vs_stat_desc vs_sw_stat_desc[] = {
 	SW_STAT(diag_failed),
 	SW_STAT(tx_wanted),
 	SW_STAT(tx_retired),
+	SW_STAT(nat_starts),
+	SW_STAT(nat_deaths),
+	SW_STAT(nat_rx_frames),
+	SW_STAT(nat_rx_refused),
+	SW_STAT(nat_tx_frames),
+	SW_STAT(nat_tx_dropped),
+	SW_STAT(nat_guest_errors),
 };
 
 const unsigned int vs_sw_stat_count = ARRAY_SIZE(vs_sw_stat_desc);
@@ -420,6 +427,19 @@ void vs_ctl_answer(struct vs_switch *sw, struct vs_ctl_conn *c)
 			return;
 		sb_printf(&sb, "error: capture: %s\n", err);
 		goto out;
+	}
+	if (!strncmp(c->req, "forward", 7) &&
+	    (!c->req[7] || strchr(" \t\r\n", c->req[7]))) {
+		c->out = vs_nat_forward(sw, c->req + 7);
+		c->outlen = c->out ? strlen(c->out) : 0;
+		c->outoff = 0;
+		return;
+	}
+	if (!strncmp(c->req, "nat", 3) && (!c->req[3] || strchr("\r\n", c->req[3]))) {
+		c->out = vs_nat_guests(sw);
+		c->outlen = c->out ? strlen(c->out) : 0;
+		c->outoff = 0;
+		return;
 	}
 	n = sscanf(c->req, "%15s %15s %1s", cmd, flag, extra);
 	if (n >= 2 && !strcmp(flag, "json"))

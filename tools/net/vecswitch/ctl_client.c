@@ -496,6 +496,30 @@ static int report(const char *path, const char *cmd, bool json)
 	return ret;
 }
 
+/* forward add|del SPEC, forward list [--json]: the NAT port's forwards */
+static int forward(const char *path, int argc, char **argv)
+{
+	bool list = argc >= 1 && !strcmp(argv[0], "list");
+	char req[160], *text;
+	int ret;
+
+	if (list && (argc == 1 || (argc == 2 && !strcmp(argv[1], "--json"))))
+		snprintf(req, sizeof(req), "forward list%s\n",
+			 argc == 2 ? " json" : "");
+	else if (argc == 2 && (!strcmp(argv[0], "add") || !strcmp(argv[0], "del")) &&
+		 strlen(argv[1]) < 100 && !strpbrk(argv[1], " \t\r\n"))
+		snprintf(req, sizeof(req), "forward %s %s\n", argv[0], argv[1]);
+	else
+		return ctl_usage("forward: want add SPEC, del SPEC or list [--json]");
+	ret = fetch(path, req, &text);
+	if (ret < 0)
+		return 1;
+	if (fputs(text, ret ? stderr : stdout) == EOF)
+		ret = 1;
+	free(text);
+	return ret;
+}
+
 int vs_ctl_client(int argc, char **argv)
 {
 	const char *path = NULL, *cmd = NULL;
@@ -514,7 +538,8 @@ int vs_ctl_client(int argc, char **argv)
 		} else if (!strcmp(argv[i], "ports") || !strcmp(argv[i], "fdb") ||
 			   !strcmp(argv[i], "stats") ||
 			   !strcmp(argv[i], "channels") ||
-			   !strcmp(argv[i], "capture") || !strcmp(argv[i], "top")) {
+			   !strcmp(argv[i], "capture") || !strcmp(argv[i], "top") ||
+			   !strcmp(argv[i], "forward") || !strcmp(argv[i], "nat")) {
 			cmd = argv[i];
 		} else {
 			return ctl_usage("%s: unknown argument (want %s)", argv[i],
@@ -529,6 +554,8 @@ int vs_ctl_client(int argc, char **argv)
 		return capture(path, argc - i, argv + i);
 	if (!strcmp(cmd, "top"))
 		return top(path, argc - i, argv + i);
+	if (!strcmp(cmd, "forward"))
+		return forward(path, argc - i, argv + i);
 	for (; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
 			json = true;

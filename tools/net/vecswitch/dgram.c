@@ -166,6 +166,7 @@ static struct vs_port *sender_port(struct vs_switch *sw, struct vs_port *p,
 	p->owner_uid = pin.uid;
 	p->owner_pid = cred ? cred->pid : 0;
 	p->seen_ms = sw->now_ms;
+	vs_nat_port(sw, p);
 	return p;
 }
 

@@ -158,6 +158,7 @@ void vs_loop_run(struct vs_switch *sw)
 			vs_fdb_sweep(sw);
 			vs_dgram_port_age(sw);
 			vs_ctl_expire(sw);
+			vs_nat_tick(sw);
 			if (sw->tap)
 				vs_tap_mtu(sw->tap);
 			sw->next_sweep_ms = sw->now_ms + HOUSEKEEP_MS;

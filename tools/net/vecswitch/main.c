@@ -192,10 +192,17 @@ int main(int argc, char **argv)
 	if (setup_listeners(&sw) < 0 || setup_io(&sw) < 0)
 		goto out_listen;
 
+	if (sw.cfg.nat) {
+		ret = vs_nat_start(&sw);
+		if (ret)
+			goto out_io;
+	}
 	vs_log(NULL, 0, "running (io %s%s%s)", sw.io->name,
 	       sw.cfg.hub ? ", hub" : "", sw.cfg.isolate ? ", isolate" : "");
 	vs_loop_run(&sw);
 	ret = 0;
+out_io:
+	vs_nat_stop(&sw);
 	sw.io->fini(&sw);
 
 out_listen:

@@ -24,7 +24,8 @@
  * stall.c (which dgram guests get no more until they read),
  * sock.c (the switch's sockets and who may use them), peer.c (where a
  * dgram port's frames go), ctl.c (the control socket; ctl_client.c is
- * `vecswitch ctl`), unixdiag.c (which guests read).
+ * `vecswitch ctl`), unixdiag.c (which guests read), nat.c (the NAT
+ * process, tools/net/vecnat, for --nat).
  */
 #ifndef VECSWITCH_H
 #define VECSWITCH_H
@@ -86,6 +87,9 @@ struct vs_vhost;
 #define VS_CRED_CACHE		64
 #define VS_CRED_CACHE_MS	1000
 
+/* --nat-* option and value pairs passed on: four options, 64 forwards */
+#define VS_NAT_ARGS_MAX		(2 * (5 + 64))
+
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
 /* ---- configuration ---------------------------------------------------- */
@@ -130,6 +134,10 @@ struct vs_config {
 	bool shortcut;			/* offer shortcut channels (chan.c) */
 	bool no_uring;
 	int verbose;
+	/* --nat: option and value pairs for the NAT process (nat.c) */
+	bool nat;
+	const char *nat_args[VS_NAT_ARGS_MAX];
+	unsigned int n_nat_args;
 };
 
 /* ---- frames and queues ------------------------------------------------ */
@@ -294,6 +302,14 @@ struct vs_sw_stats {
 	 */
 	uint64_t tx_wanted;
 	uint64_t tx_retired;
+	uint64_t nat_starts;		/* NAT processes started (nat.c) */
+	uint64_t nat_deaths;		/* and those that died */
+	/* the NAT processes' own, as of their last answer (nat.c) */
+	uint64_t nat_rx_frames;		/* frames given to libslirp */
+	uint64_t nat_rx_refused;	/* and kept from it (vecnat's guard.c) */
+	uint64_t nat_tx_frames;		/* frames libslirp sent */
+	uint64_t nat_tx_dropped;	/* and dropped: the switch's socket full */
+	uint64_t nat_guest_errors;	/* what libslirp called guest errors */
 };
 
 extern const struct vs_stat_desc vs_sw_stat_desc[];
@@ -847,6 +863,14 @@ void vs_ctl_close_all(struct vs_switch *sw);
 bool vs_ctl_req_done(const struct vs_ctl_conn *c);
 void vs_ctl_flush(struct vs_switch *sw);
 void vs_ctl_answer(struct vs_switch *sw, struct vs_ctl_conn *c);
+
+/* nat.c */
+int vs_nat_start(struct vs_switch *sw);
+void vs_nat_tick(struct vs_switch *sw);
+void vs_nat_stop(struct vs_switch *sw);
+char *vs_nat_forward(struct vs_switch *sw, const char *args);
+char *vs_nat_guests(struct vs_switch *sw);
+void vs_nat_port(struct vs_switch *sw, struct vs_port *p);
 
 /* ctl_client.c */
 int vs_ctl_client(int argc, char **argv);

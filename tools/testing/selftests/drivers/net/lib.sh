@@ -207,11 +207,28 @@ stop_switch() {
 	wait "$SWITCH_PID"
 }
 
+# require_vecnat: skip the test unless the NAT program the switch starts
+# for --nat (vecnat, or vecnat-asan for vecswitch-asan) is beside it
+require_vecnat() {
+	local nat
+
+	nat=$(dirname "$VECSWITCH")/$(basename "$VECSWITCH" | sed 's/vecswitch/vecnat/')
+	[ -x "$nat" ] && return 0
+	echo "SKIP: no vecnat beside the switch at $nat (make tools)"
+	exit "$ksft_skip"
+}
+
 ctl() { env -u LD_PRELOAD "$VECSWITCH" ctl --ctl "${CTL:-$TEST_TMP/ctl}" "$@"; }
 
 # sw_stat COUNTER: a counter of the whole switch (ctl stats)
 sw_stat() {
 	ctl stats --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["switch"][sys.argv[1]])' "$1"
+}
+
+# sw_stat_is COUNTER VALUE: true when the switch's counter has that value
+# shellcheck disable=SC2317  # called through wait_for
+sw_stat_is() {
+	[ "$(sw_stat "$1")" = "$2" ]
 }
 
 # port_stat GUEST COUNTER: that counter of the port named after the guest's

@@ -17,6 +17,8 @@ echo "$out"
 check_err "$rc" "demo exited with status $rc"
 grep -q '^demo: OK' <<<"$out"; check_err $? "demo did not report OK"
 grep -q 'ping a -> b and idle -> a: ok' <<<"$out"; check_err $? "pings not confirmed"
+grep -q 'guest a: lease, page from outside; host: page from a through a forward' <<<"$out"
+check_err $? "the NAT step not confirmed"
 
 log_test "make demo --quiet"
 exit "$RET"

@@ -24,7 +24,8 @@ mk() { make -s -C "$VECNET_SRC" BUILD="$VECNET_BUILD" "$@"; }
 dest=$TEST_TMP/dest
 out=$(mk install DESTDIR="$dest" 2>&1)
 check_err $? "make install DESTDIR failed: $out"
-want="755 usr/local/bin/vecnet-guest
+want="755 usr/local/bin/vecnat
+755 usr/local/bin/vecnet-guest
 755 usr/local/bin/vecswitch
 644 usr/local/lib/systemd/system/vecswitch.service
 755 usr/local/lib/vecnet/vmlinux

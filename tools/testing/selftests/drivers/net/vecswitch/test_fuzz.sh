@@ -4,7 +4,8 @@
 # Build the project's libFuzzer targets: vecswitch's (frame intake and
 # forwarding, the stream framer, the control protocol, virtio-net headers
 # and software segmentation) and the vecnet driver's, built for the host
-# (its option parser, the gre and l2tpv3 receive checks); replay every
+# (its option parser, the gre and l2tpv3 receive checks), and vecnat's
+# port forward specs; replay every
 # input that once crashed them, then fuzz each briefly from the seed
 # corpus. Any crash, sanitizer report or broken invariant fails the test.
 #
@@ -24,7 +25,8 @@ source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 seconds=${FUZZ_SECONDS:-10}
 out=$TEST_TMP
 
-srcs=("$VECNET_SRC/tools/testing/fuzz/vecswitch" "$VECNET_SRC/tools/testing/fuzz/vecnet")
+srcs=("$VECNET_SRC/tools/testing/fuzz/vecswitch" "$VECNET_SRC/tools/testing/fuzz/vecnet"
+	"$VECNET_SRC/tools/testing/fuzz/vecnat")
 for d in "${srcs[@]}"; do
 	if [ ! -f "$d/Makefile" ]; then
 		echo "# FAIL: fuzz sources not found in $d"

@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vecnat.c - the NAT port itself.  One datagram socket carries plain
+ * Ethernet frames to and from the switch, one frame a datagram, as any
+ * dgram guest's does; libslirp answers them as the guests' gateway and
+ * makes their connections with this process's own sockets.  One poll()
+ * waits for the switch's socket, libslirp's sockets, its timers and the
+ * control socket (forwards at run time).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <libslirp.h>
+
+#include "vecnat.h"
+
+#define FRAME_MAX	65536
+#define RX_BATCH	64		/* frames taken off the socket a turn */
+#define POLL_MAX	4096		/* descriptors libslirp may want watched */
+#define TIMER_MAX	16
+#define ANNOUNCE_MS	30000		/* keep the switch's table fresh */
+#define SOCK_BUF	(4 << 20)
+#define SEND_WAIT_MS	5		/* a full switch socket, then drop */
+
+struct nat_timer {
+	SlirpTimerCb cb;
+	void *arg;
+	int64_t expire_ms;		/* -1: not armed */
+	bool used;
+};
+
+struct nat {
+	struct nat_config cfg;
+	Slirp *slirp;
+	int fd;
+	struct pollfd pfd[POLL_MAX];
+	unsigned int npfd;
+	struct nat_timer timer[TIMER_MAX];
+	uint64_t rx_frames, rx_refused, tx_frames, tx_dropped, guest_errors;
+	bool gone;			/* the switch is not there any more */
+};
+
+static volatile sig_atomic_t stop;
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- libslirp's callbacks ------------------------------------------------- */
+
+static ssize_t cb_send(const void *buf, size_t len, void *opaque)
+{
+	struct nat *n = opaque;
+	int tries;
+
+	for (tries = 0; tries < 2; tries++) {
+		struct pollfd p = { .fd = n->fd, .events = POLLOUT };
+
+		if (send(n->fd, buf, len, MSG_DONTWAIT) == (ssize_t)len) {
+			n->tx_frames++;
+			return len;
+		}
+		if (errno == ECONNREFUSED || errno == ENOTCONN) {
+			n->gone = true;
+			break;
+		}
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS)
+			break;
+		/* connected to the switch: POLLOUT comes once it has room */
+		poll(&p, 1, SEND_WAIT_MS);
+	}
+	/* dropped: TCP sends it again, a guest asks again */
+	n->tx_dropped++;
+	return len;
+}
+
+static void cb_guest_error(const char *msg, void *opaque)
+{
+	struct nat *n = opaque;
+
+	n->guest_errors++;
+	if (n->cfg.verbose)
+		fprintf(stderr, "vecnat: guest error: %s\n", msg);
+}
+
+static int64_t cb_clock(void *opaque)
+{
+	(void)opaque;
+	return now_ns();
+}
+
+static void *cb_timer_new(SlirpTimerCb cb, void *arg, void *opaque)
+{
+	struct nat *n = opaque;
+	unsigned int i;
+
+	for (i = 0; i < TIMER_MAX; i++) {
+		struct nat_timer *t = &n->timer[i];
+
+		if (!t->used) {
+			*t = (struct nat_timer){ cb, arg, -1, true };
+			return t;
+		}
+	}
+	fprintf(stderr, "vecnat: libslirp wants more than %d timers\n", TIMER_MAX);
+	abort();
+}
+
+static void cb_timer_free(void *timer, void *opaque)
+{
+	struct nat_timer *t = timer;
+
+	(void)opaque;
+	t->used = false;
+}
+
+static void cb_timer_mod(void *timer, int64_t expire_ms, void *opaque)
+{
+	struct nat_timer *t = timer;
+
+	(void)opaque;
+	t->expire_ms = expire_ms;
+}
+
+/* libslirp's descriptors are found again by slirp_pollfds_fill each turn */
+static void cb_fd(int fd, void *opaque)
+{
+	(void)fd;
+	(void)opaque;
+}
+
+static void cb_notify(void *opaque)
+{
+	(void)opaque;
+}
+
+static const SlirpCb callbacks = {
+	.send_packet		= cb_send,
+	.guest_error		= cb_guest_error,
+	.clock_get_ns		= cb_clock,
+	.timer_new		= cb_timer_new,
+	.timer_free		= cb_timer_free,
+	.timer_mod		= cb_timer_mod,
+	.register_poll_fd	= cb_fd,
+	.unregister_poll_fd	= cb_fd,
+	.notify			= cb_notify,
+};
+
+/* ---- polling ---------------------------------------------------------------- */
+
+static int add_poll(int fd, int events, void *opaque)
+{
+	struct nat *n = opaque;
+	struct pollfd *p;
+
+	if (n->npfd == POLL_MAX)
+		return -1;
+	p = &n->pfd[n->npfd];
+	p->fd = fd;
+	p->events = (events & SLIRP_POLL_IN ? POLLIN : 0) |
+		    (events & SLIRP_POLL_OUT ? POLLOUT : 0) |
+		    (events & SLIRP_POLL_PRI ? POLLPRI : 0);
+	p->revents = 0;
+	return n->npfd++;
+}
+
+static int get_revents(int idx, void *opaque)
+{
+	struct nat *n = opaque;
+	short r;
+
+	if (idx < 0 || (unsigned int)idx >= n->npfd)
+		return 0;
+	r = n->pfd[idx].revents;
+	return (r & POLLIN ? SLIRP_POLL_IN : 0) |
+	       (r & POLLOUT ? SLIRP_POLL_OUT : 0) |
+	       (r & POLLPRI ? SLIRP_POLL_PRI : 0) |
+	       (r & POLLERR ? SLIRP_POLL_ERR : 0) |
+	       (r & POLLHUP ? SLIRP_POLL_HUP : 0);
+}
+
+/* ms until the next armed timer, at most @t */
+static uint32_t timers_due(struct nat *n, uint32_t t)
+{
+	int64_t now = now_ns() / 1000000;
+	unsigned int i;
+
+	for (i = 0; i < TIMER_MAX; i++) {
+		const struct nat_timer *tm = &n->timer[i];
+
+		if (!tm->used || tm->expire_ms < 0)
+			continue;
+		if (tm->expire_ms <= now)
+			return 0;
+		if (tm->expire_ms - now < t)
+			t = tm->expire_ms - now;
+	}
+	return t;
+}
+
+static void timers_run(struct nat *n)
+{
+	int64_t now = now_ns() / 1000000;
+	unsigned int i;
+
+	for (i = 0; i < TIMER_MAX; i++) {
+		struct nat_timer *tm = &n->timer[i];
+
+		if (tm->used && tm->expire_ms >= 0 && tm->expire_ms <= now) {
+			tm->expire_ms = -1;
+			tm->cb(tm->arg);
+		}
+	}
+}
+
+/* Frames from the switch, a batch of them, into libslirp */
+static void frames_in(struct nat *n)
+{
+	static uint8_t buf[FRAME_MAX];
+	const char *why;
+	unsigned int i;
+
+	for (i = 0; i < RX_BATCH; i++) {
+		ssize_t len = recv(n->fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
+
+		if (len < 0) {
+			if (errno == ECONNREFUSED)
+				n->gone = true;
+			return;
+		}
+		/* runts, the switch's 12-byte messages and cut frames: not ours */
+		if (len < 14 || len > (ssize_t)sizeof(buf))
+			continue;
+		why = nat_frame_check(buf, len, now_ns() / 1000000);
+		if (why) {
+			n->rx_refused++;
+			if (n->cfg.verbose)
+				fprintf(stderr, "vecnat: a frame refused: %s\n", why);
+			continue;
+		}
+		n->rx_frames++;
+		slirp_input(n->slirp, buf, len);
+	}
+}
+
+/* ---- the switch's table -------------------------------------------------- */
+
+/*
+ * A gratuitous ARP from the gateway's and the DNS forwarder's address: the
+ * switch makes a port of this socket on its first frame and learns where
+ * they are, before any guest asks.  libslirp's own frames come from
+ * 52:55 followed by the IPv4 address they answer for.
+ */
+static void announce(struct nat *n, struct in_addr a)
+{
+	/* broadcast from 52:55:...: ARP, Ethernet, IPv4, 6 + 4 bytes, request */
+	static const uint8_t head[22] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x52, 0x55, 0, 0, 0, 0,
+		0x08, 0x06, 0x00, 0x01, 0x08, 0x00, 6, 4, 0x00, 0x01,
+	};
+	uint8_t f[42] = { 0 };
+
+	memcpy(f, head, sizeof(head));
+	memcpy(f + 8, &a, 4);
+	memcpy(f + 22, f + 6, 6);
+	memcpy(f + 28, &a, 4);
+	memcpy(f + 38, &a, 4);
+	cb_send(f, sizeof(f), n);
+}
+
+/* ---- forwards ---------------------------------------------------------------- */
+
+/*
+ * Listen for forward @f; NULL, or why not.  The port is tried first
+ * with a socket of our own, as libslirp will bind it, because libslirp
+ * does not say why a listen failed.
+ */
+static const char *fwd_open(struct nat *n, const struct nat_fwd *f)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_addr = f->host,
+		.sin_port = htons(f->host_port),
+	};
+	int one = 1, s, err = 0;
+
+	s = socket(AF_INET, (f->udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return strerror(errno);
+	if (!f->udp)
+		setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		err = errno;
+	close(s);
+	if (err == EADDRINUSE)
+		return "the host port is in use";
+	if (err)
+		return strerror(err);
+	if (slirp_add_hostfwd(n->slirp, f->udp, f->host, f->host_port,
+			      f->guest, f->guest_port) < 0)
+		return "libslirp could not listen on it";
+	return NULL;
+}
+
+/*
+ * A request on the control socket, "add SPEC", "del SPEC" or "list",
+ * answered with "ok" or "error: ..." (list: one forward a line),
+ * "neighbors" (libslirp's ARP and NDP tables: the guests it knows, by
+ * address and MAC), or "stats", answered with "stats" and the counters
+ */
+static void ctl_request(struct nat *n, char *req, char *out, size_t outlen)
+{
+	struct nat_config *cfg = &n->cfg;
+	struct nat_fwd f;
+	const char *why;
+	unsigned int i;
+	size_t used;
+	int k;
+
+	if (!strcmp(req, "stats")) {
+		snprintf(out, outlen, "stats %llu %llu %llu %llu %llu",
+			 (unsigned long long)n->rx_frames,
+			 (unsigned long long)n->rx_refused,
+			 (unsigned long long)n->tx_frames,
+			 (unsigned long long)n->tx_dropped,
+			 (unsigned long long)n->guest_errors);
+		return;
+	}
+	if (!strcmp(req, "neighbors")) {
+		char *t = slirp_neighbor_info(n->slirp);
+
+		snprintf(out, outlen, "ok\n%s", t ? t : "");
+		free(t);
+		return;
+	}
+	if (!strcmp(req, "list")) {
+		used = snprintf(out, outlen, "ok\n");
+		for (i = 0; i < cfg->nfwd && used < outlen; i++) {
+			nat_fwd_str(&cfg->fwd[i], out + used, outlen - used);
+			used += strlen(out + used);
+			used += snprintf(out + used, outlen - used, "\n");
+		}
+		return;
+	}
+	if (strncmp(req, "add ", 4) && strncmp(req, "del ", 4)) {
+		snprintf(out, outlen, "error: unknown request");
+		return;
+	}
+	why = nat_fwd_parse(cfg, req + 4, &f);
+	k = why ? -1 : nat_fwd_find(cfg, &f);
+	if (!why && req[0] == 'a') {
+		if (k >= 0)
+			why = "its host port is forwarded already";
+		else if (cfg->nfwd == NAT_FWD_MAX)
+			why = "too many forwards";
+		else
+			why = fwd_open(n, &f);
+		if (!why)
+			cfg->fwd[cfg->nfwd++] = f;
+	} else if (!why) {
+		if (k < 0 || memcmp(&cfg->fwd[k], &f, sizeof(f)))
+			why = "no such forward";
+		else if (slirp_remove_hostfwd(n->slirp, f.udp, f.host, f.host_port) < 0)
+			why = "libslirp has no such forward";
+		else
+			cfg->fwd[k] = cfg->fwd[--cfg->nfwd];
+	}
+	if (why)
+		snprintf(out, outlen, "error: %s: %s", req + 4, why);
+	else
+		snprintf(out, outlen, "ok");
+}
+
+static void ctl_in(struct nat *n)
+{
+	char req[NAT_SPEC_LEN + 8], out[NAT_FWD_MAX * NAT_SPEC_LEN];
+	ssize_t len;
+
+	len = recv(n->cfg.ctl_fd, req, sizeof(req) - 1, MSG_DONTWAIT);
+	/* the switch's end closed: it is gone (or we are an orphan) */
+	if (!len)
+		n->gone = true;
+	if (len <= 0)
+		return;
+	req[len] = '\0';
+	ctl_request(n, req, out, sizeof(out));
+	send(n->cfg.ctl_fd, out, strlen(out), MSG_DONTWAIT);
+}
+
+/* ---- start-up and the loop ------------------------------------------------- */
+
+static int switch_socket(struct nat *n)
+{
+	const struct nat_config *cfg = &n->cfg;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int size = SOCK_BUF;
+
+	if (cfg->fd >= 0) {
+		n->fd = cfg->fd;
+	} else {
+		n->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (strlen(cfg->connect_path) >= sizeof(sa.sun_path)) {
+			fprintf(stderr, "vecnat: --connect: path too long\n");
+			return -1;
+		}
+		strcpy(sa.sun_path, cfg->connect_path);
+		/* an abstract name of the kernel's choosing is the port's */
+		if (n->fd < 0 ||
+		    bind(n->fd, (struct sockaddr *)&sa, sizeof(sa_family_t)) < 0 ||
+		    connect(n->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+			fprintf(stderr, "vecnat: %s: %s\n", cfg->connect_path,
+				strerror(errno));
+			return -1;
+		}
+	}
+	setsockopt(n->fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	setsockopt(n->fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	return 0;
+}
+
+static int slirp_start(struct nat *n)
+{
+	struct nat_config *cfg = &n->cfg;
+	SlirpConfig sc = {
+		.version		= 4,
+		.in_enabled		= true,
+		.vnetwork		= cfg->net,
+		.vnetmask		= cfg->mask,
+		.vhost			= cfg->gw,
+		.in6_enabled		= cfg->v6,
+		.vprefix_addr6		= cfg->net6,
+		.vprefix_len		= 64,
+		.vhost6			= cfg->gw6,
+		.vdhcp_start		= cfg->dhcp_start,
+		.vnameserver		= cfg->dns,
+		.vnameserver6		= cfg->dns6,
+		.if_mtu			= 1500,
+		.if_mru			= 1500,
+		.disable_host_loopback	= !cfg->host_loopback,
+	};
+	unsigned int i;
+
+	n->slirp = slirp_new(&sc, &callbacks, n);
+	if (!n->slirp) {
+		fprintf(stderr, "vecnat: libslirp did not start\n");
+		return -1;
+	}
+	for (i = 0; i < cfg->nfwd; i++) {
+		const char *why = fwd_open(n, &cfg->fwd[i]);
+		char s[NAT_SPEC_LEN];
+
+		if (!why)
+			continue;
+		nat_fwd_str(&cfg->fwd[i], s, sizeof(s));
+		fprintf(stderr, "vecnat: --nat-forward %s: %s%s\n", s, why,
+			cfg->again ? "; left out" : "");
+		if (!cfg->again)
+			return -1;
+		/* the others still serve; the switch tries it at the next start */
+		cfg->fwd[i--] = cfg->fwd[--cfg->nfwd];
+	}
+	return 0;
+}
+
+static int last_fd(const struct nat_config *cfg)
+{
+	int m = cfg->fd > cfg->ready_fd ? cfg->fd : cfg->ready_fd;
+
+	return m > cfg->ctl_fd ? m : cfg->ctl_fd;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void run(struct nat *n)
+{
+	int64_t next_announce = 0;
+
+	while (!stop && !n->gone) {
+		uint32_t timeout = 1000;
+		unsigned int base;
+		int r;
+
+		if (now_ns() / 1000000 >= next_announce) {
+			announce(n, n->cfg.gw);
+			announce(n, n->cfg.dns);
+			next_announce = now_ns() / 1000000 + ANNOUNCE_MS;
+		}
+		n->npfd = 0;
+		add_poll(n->fd, SLIRP_POLL_IN, n);
+		if (n->cfg.ctl_fd >= 0)
+			add_poll(n->cfg.ctl_fd, SLIRP_POLL_IN, n);
+		base = n->npfd;
+		slirp_pollfds_fill(n->slirp, &timeout, add_poll, n);
+		timeout = timers_due(n, timeout);
+		r = poll(n->pfd, n->npfd, timeout);
+		if (r < 0 && errno != EINTR) {
+			fprintf(stderr, "vecnat: poll: %s\n", strerror(errno));
+			break;
+		}
+		if (r > 0 && n->pfd[0].revents)
+			frames_in(n);
+		if (r > 0 && base == 2 && n->pfd[1].revents)
+			ctl_in(n);
+		slirp_pollfds_poll(n->slirp, r < 0, get_revents, n);
+		timers_run(n);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static struct nat n = {
+		.cfg = {
+			.fd		= -1,
+			.ready_fd	= -1,
+			.ctl_fd		= -1,
+			.prefix		= 24,
+			.v6		= true,
+			.net6		= { .s6_addr = { 0xfd } },	/* fd00:: */
+		},
+		.fd = -1,
+	};
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	n.cfg.net.s_addr = htonl(0x0a000200);		/* 10.0.2.0/24 */
+	n.cfg.mask.s_addr = htonl(0xffffff00);
+	nat_conf_parse(&n.cfg, argc, argv);
+	/* descriptors the switch left open by mistake are not ours */
+	if (n.cfg.fd >= 0)
+		close_range(last_fd(&n.cfg) + 1, ~0u, 0);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (switch_socket(&n) < 0 || slirp_start(&n) < 0)
+		return NAT_EXIT_SETUP;
+	if (nat_sandbox() < 0)
+		return NAT_EXIT_SETUP;
+	/* the switch died before the parent-death signal was set */
+	if (n.cfg.fd >= 0 && getppid() == 1)
+		_exit(0);
+	/* nobody may read it (a restart): that is no error */
+	if (n.cfg.ready_fd >= 0) {
+		if (write(n.cfg.ready_fd, "r", 1) < 0 && n.cfg.verbose)
+			fprintf(stderr, "vecnat: ready: %s\n", strerror(errno));
+		close(n.cfg.ready_fd);
+	}
+	if (n.cfg.verbose)
+		fprintf(stderr, "vecnat: running, libslirp %s\n",
+			slirp_version_string());
+	run(&n);
+	if (n.cfg.verbose || n.gone)
+		fprintf(stderr, "vecnat: %s; %llu frames in (%llu refused), %llu out, %llu dropped\n",
+			n.gone ? "the switch is gone" : "stopping",
+			(unsigned long long)n.rx_frames,
+			(unsigned long long)n.rx_refused,
+			(unsigned long long)n.tx_frames,
+			(unsigned long long)n.tx_dropped);
+	/*
+	 * No slirp_cleanup() and no exit handlers: the kernel frees it all,
+	 * and a sanitizer's leak check would need calls the filter forbids
+	 */
+	_exit(0);
+}

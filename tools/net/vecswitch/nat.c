@@ -1,0 +1,462 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nat.c - the NAT port (--nat): vecnat, a program of its own beside this
+ * one, run as a child.  It attaches to the --dgram socket like any guest,
+ * through a socket this file connects for it, so that it never needs the
+ * right to open the switch's socket file and never sees the switch's
+ * memory.  A child that dies is counted, logged and started again, after
+ * a pause that doubles while it keeps dying young.  The forwards it holds
+ * are kept here too, so that a new child starts with all of them; `ctl
+ * forward` reaches the child through a socket pair.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include "vecswitch.h"
+
+#define NAT_BACKOFF_MIN_MS	500
+#define NAT_BACKOFF_MAX_MS	30000
+#define NAT_YOUNG_MS		10000	/* dying sooner doubles the pause */
+#define NAT_READY_MS		5000
+#define NAT_CTL_MS		500	/* the child's answer to a ctl request */
+#define NAT_FWD_MAX		64
+#define NAT_SPEC_LEN		80
+#define NAT_NSTATS		5
+
+/* the descriptors the child is given */
+enum { NAT_FD_SWITCH = 3, NAT_FD_READY, NAT_FD_CTL };
+
+static struct {
+	char path[PATH_MAX];		/* the vecnat program */
+	pid_t pid;			/* 0: not running */
+	int ctl_fd;			/* our end of the child's control pair */
+	uint64_t started_ms;
+	uint64_t restart_ms;		/* when to start it again */
+	unsigned int backoff_ms;
+	unsigned int nfwd;
+	char fwd[NAT_FWD_MAX][NAT_SPEC_LEN];	/* as the child spells them */
+	/* counters of the children that died, and of this one so far */
+	uint64_t base[NAT_NSTATS];
+	uint64_t cur[NAT_NSTATS];
+} nat = { .ctl_fd = -1 };
+
+/* the child's counters, in the order of its "stats" answer */
+static uint64_t *nat_stat(struct vs_sw_stats *st, unsigned int i)
+{
+	uint64_t *f[NAT_NSTATS] = {
+		&st->nat_rx_frames, &st->nat_rx_refused, &st->nat_tx_frames,
+		&st->nat_tx_dropped, &st->nat_guest_errors,
+	};
+
+	return f[i];
+}
+
+/* An answer to "stats": the switch's counters follow it */
+static bool take_stats(struct vs_switch *sw, const char *msg)
+{
+	unsigned long long v[NAT_NSTATS];
+	unsigned int i;
+
+	if (sscanf(msg, "stats %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+		   &v[3], &v[4]) != NAT_NSTATS)
+		return false;
+	for (i = 0; i < NAT_NSTATS; i++) {
+		nat.cur[i] = v[i];
+		*nat_stat(&sw->st, i) = nat.base[i] + v[i];
+	}
+	return true;
+}
+
+/*
+ * vecnat is beside this program, its name ours with "vecswitch" replaced
+ * (vecswitch-asan starts vecnat-asan)
+ */
+static int find_helper(void)
+{
+	char self[PATH_MAX], *base, *at;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+	base = strrchr(self, '/');
+	if (!base)
+		return -1;
+	*base++ = '\0';
+	at = strstr(base, "vecswitch");
+	if (!at)
+		return -1;
+	*at = '\0';
+	if (snprintf(nat.path, sizeof(nat.path), "%s/%svecnat%s", self, base,
+		     at + strlen("vecswitch")) >= (int)sizeof(nat.path))
+		return -1;
+	return access(nat.path, X_OK);
+}
+
+/* An autobound socket connected to our --dgram socket, for the child */
+static int switch_socket(const struct vs_switch *sw)
+{
+	struct sockaddr_un sa;
+	socklen_t len;
+	int fd;
+
+	if (vs_sockaddr_un(&sa, &len, sw->cfg.dgram_path) < 0)
+		return -1;
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa_family_t)) < 0 ||
+	    connect(fd, (struct sockaddr *)&sa, len) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int spawn(struct vs_switch *sw, int sfd, int rfd, int cfd, bool again)
+{
+	const struct vs_config *cfg = &sw->cfg;
+	char *argv[8 + VS_NAT_ARGS_MAX + 2 * NAT_FWD_MAX];
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	unsigned int i, n = 0;
+	sigset_t none;
+	int r;
+
+	argv[n++] = nat.path;
+	argv[n++] = "--fd=3";
+	argv[n++] = "--ready-fd=4";
+	argv[n++] = "--ctl-fd=5";
+	if (again)
+		argv[n++] = "--again";
+	/* the options as given, but the forwards: those kept here */
+	for (i = 0; i < cfg->n_nat_args; i++) {
+		if (!strcmp(cfg->nat_args[i], "--nat-forward"))
+			i++;
+		else
+			argv[n++] = (char *)cfg->nat_args[i];
+	}
+	for (i = 0; i < nat.nfwd; i++) {
+		argv[n++] = "--nat-forward";
+		argv[n++] = nat.fwd[i];
+	}
+	argv[n] = NULL;
+	/* our signals are blocked for the signalfd: the child's are not */
+	sigemptyset(&none);
+	posix_spawnattr_init(&at);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, sfd, NAT_FD_SWITCH);
+	posix_spawn_file_actions_adddup2(&fa, rfd, NAT_FD_READY);
+	posix_spawn_file_actions_adddup2(&fa, cfd, NAT_FD_CTL);
+	r = posix_spawn(&nat.pid, nat.path, &fa, &at, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	if (r) {
+		nat.pid = 0;
+		errno = r;
+		return -1;
+	}
+	nat.started_ms = vs_now_ms();
+	sw->st.nat_starts++;
+	return 0;
+}
+
+/*
+ * @fd moved above the child's 3, 4 and 5, so that no dup2 of the spawn
+ * lands on another one it has still to make (or on itself, which would
+ * leave it close-on-exec)
+ */
+static int high_fd(int fd)
+{
+	int h;
+
+	if (fd < 0 || fd > NAT_FD_CTL)
+		return fd;
+	h = fcntl(fd, F_DUPFD_CLOEXEC, NAT_FD_CTL + 1);
+	close(fd);
+	return h;
+}
+
+/*
+ * Start the child; with @wait, until it says it runs.  Returns 0, -1, or
+ * the child's exit status when it stopped before it ran (2: a bad option)
+ */
+static int nat_run(struct vs_switch *sw, bool wait)
+{
+	int sfd, ready[2] = { -1, -1 }, ctl[2] = { -1, -1 }, st = 0, r = -1;
+	struct pollfd p;
+	char c;
+
+	sfd = high_fd(switch_socket(sw));
+	if (sfd < 0 || pipe2(ready, O_CLOEXEC) < 0 ||
+	    (ready[1] = high_fd(ready[1])) < 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0 ||
+	    (ctl[1] = high_fd(ctl[1])) < 0 ||
+	    spawn(sw, sfd, ready[1], ctl[1], !wait) < 0) {
+		vs_log(sw, 0, "nat: cannot start %s: %s", nat.path, strerror(errno));
+		goto out;
+	}
+	if (nat.ctl_fd >= 0)
+		close(nat.ctl_fd);
+	nat.ctl_fd = ctl[0];
+	ctl[0] = -1;
+	r = 0;
+	if (!wait)
+		goto out;
+	close(ready[1]);
+	ready[1] = -1;
+	p = (struct pollfd){ .fd = ready[0], .events = POLLIN };
+	if (poll(&p, 1, NAT_READY_MS) == 1 && read(ready[0], &c, 1) == 1)
+		goto out;
+	/* it stopped, having said why, or hangs */
+	if (poll(&p, 1, 0) == 0)
+		kill(nat.pid, SIGKILL);
+	waitpid(nat.pid, &st, 0);
+	nat.pid = 0;
+	r = WIFEXITED(st) && WEXITSTATUS(st) ? WEXITSTATUS(st) : -1;
+out:
+	if (sfd >= 0)
+		close(sfd);
+	if (ready[0] >= 0)
+		close(ready[0]);
+	if (ready[1] >= 0)
+		close(ready[1]);
+	if (ctl[0] >= 0)
+		close(ctl[0]);
+	if (ctl[1] >= 0)
+		close(ctl[1]);
+	return r;
+}
+
+/*
+ * Send @req to the child and put its answer, NUL-terminated, in @out;
+ * false when it gave none in time.  The switch waits for it: only ctl
+ * requests do this, never a frame.
+ */
+static bool nat_ask(struct vs_switch *sw, const char *req, char *out,
+		    size_t len)
+{
+	struct pollfd p = { .fd = nat.ctl_fd, .events = POLLIN };
+	uint64_t end = vs_now_ms() + NAT_CTL_MS;
+	ssize_t n;
+
+	if (!nat.pid || nat.ctl_fd < 0)
+		return false;
+	/* an answer to an earlier request that came too late */
+	while ((n = recv(nat.ctl_fd, out, len - 1, MSG_DONTWAIT)) > 0) {
+		out[n] = '\0';
+		take_stats(sw, out);
+	}
+	if (send(nat.ctl_fd, req, strlen(req), MSG_DONTWAIT) < 0)
+		return false;
+	/* the answer, after any to the once-a-second "stats" */
+	for (;;) {
+		uint64_t now = vs_now_ms();
+
+		if (now >= end || poll(&p, 1, end - now) != 1)
+			return false;
+		n = recv(nat.ctl_fd, out, len - 1, MSG_DONTWAIT);
+		if (n <= 0)
+			return false;
+		out[n] = '\0';
+		if (!take_stats(sw, out))
+			return true;
+	}
+}
+
+/*
+ * Once a second: take the answer to the last "stats" and ask again;
+ * the switch never waits for it
+ */
+static void poll_stats(struct vs_switch *sw)
+{
+	char out[128];
+	ssize_t n;
+
+	while ((n = recv(nat.ctl_fd, out, sizeof(out) - 1, MSG_DONTWAIT)) > 0) {
+		out[n] = '\0';
+		take_stats(sw, out);
+	}
+	send(nat.ctl_fd, "stats", 5, MSG_DONTWAIT);
+}
+
+/* The child's forwards, as it spells them, kept for its next start */
+static void nat_list(struct vs_switch *sw)
+{
+	char out[NAT_FWD_MAX * NAT_SPEC_LEN], *line, *save = NULL;
+
+	if (!nat_ask(sw, "list", out, sizeof(out)) || strncmp(out, "ok\n", 3))
+		return;
+	nat.nfwd = 0;
+	for (line = strtok_r(out + 3, "\n", &save);
+	     line && nat.nfwd < NAT_FWD_MAX;
+	     line = strtok_r(NULL, "\n", &save))
+		snprintf(nat.fwd[nat.nfwd++], NAT_SPEC_LEN, "%s", line);
+}
+
+/* Start the NAT port for --nat; 0, or the exit status the switch ends with */
+int vs_nat_start(struct vs_switch *sw)
+{
+	unsigned int i;
+	int r;
+
+	if (find_helper() < 0) {
+		vs_log(NULL, 0, "--nat: no NAT program at %s",
+		       nat.path[0] ? nat.path : "(unknown: /proc/self/exe)");
+		return 1;
+	}
+	for (i = 0; i + 1 < sw->cfg.n_nat_args && nat.nfwd < NAT_FWD_MAX; i++)
+		if (!strcmp(sw->cfg.nat_args[i], "--nat-forward"))
+			snprintf(nat.fwd[nat.nfwd++], NAT_SPEC_LEN, "%s",
+				 sw->cfg.nat_args[++i]);
+	nat.backoff_ms = NAT_BACKOFF_MIN_MS;
+	r = nat_run(sw, true);
+	if (r) {
+		vs_log(NULL, 0, "--nat: the NAT process did not start");
+		return r == 2 ? 2 : 1;
+	}
+	nat_list(sw);
+	vs_log(sw, 1, "nat: running, pid %d", (int)nat.pid);
+	return 0;
+}
+
+/*
+ * A new dgram port: the child's, when the child sent from it.  It is an
+ * uplink: a router's port, which --isolate leaves the guests, whose
+ * several MACs (one per address of libslirp's) --mac-lock allows, and
+ * whose broadcasts --bcast-limit does not count.  Named for ctl ports.
+ */
+void vs_nat_port(struct vs_switch *sw, struct vs_port *p)
+{
+	char name[VS_NAME_LEN];
+
+	if (!sw->cfg.nat || !nat.pid || p->owner_pid != nat.pid)
+		return;
+	p->uplink = true;
+	snprintf(name, sizeof(name), "nat pid %d %.100s", (int)nat.pid, p->name);
+	memcpy(p->name, name, sizeof(name));
+}
+
+/* Once a second: a child that died is counted, and started again later */
+void vs_nat_tick(struct vs_switch *sw)
+{
+	uint64_t lived;
+	unsigned int i;
+	int st;
+
+	if (!sw->cfg.nat)
+		return;
+	if (nat.pid)
+		poll_stats(sw);
+	if (nat.pid && waitpid(nat.pid, &st, WNOHANG) == nat.pid) {
+		lived = sw->now_ms - nat.started_ms;
+		sw->st.nat_deaths++;
+		nat.pid = 0;
+		for (i = 0; i < NAT_NSTATS; i++) {
+			nat.base[i] += nat.cur[i];
+			nat.cur[i] = 0;
+		}
+		if (lived < NAT_YOUNG_MS)
+			nat.backoff_ms = nat.backoff_ms * 2 > NAT_BACKOFF_MAX_MS ?
+					 NAT_BACKOFF_MAX_MS : nat.backoff_ms * 2;
+		else
+			nat.backoff_ms = NAT_BACKOFF_MIN_MS;
+		nat.restart_ms = sw->now_ms + nat.backoff_ms;
+		if (WIFSIGNALED(st))
+			vs_log(sw, 0, "nat: the NAT process died (signal %d, %s) after %llu ms; again in %u ms",
+			       WTERMSIG(st), strsignal(WTERMSIG(st)),
+			       (unsigned long long)lived, nat.backoff_ms);
+		else
+			vs_log(sw, 0, "nat: the NAT process exited with status %d after %llu ms; again in %u ms",
+			       WEXITSTATUS(st), (unsigned long long)lived,
+			       nat.backoff_ms);
+	}
+	if (!nat.pid && sw->now_ms >= nat.restart_ms && nat_run(sw, false) == 0)
+		vs_log(sw, 0, "nat: started again, pid %d", (int)nat.pid);
+}
+
+void vs_nat_stop(struct vs_switch *sw)
+{
+	int i;
+
+	if (!sw->cfg.nat || !nat.pid)
+		return;
+	kill(nat.pid, SIGTERM);
+	for (i = 0; i < 100 && waitpid(nat.pid, NULL, WNOHANG) == 0; i++)
+		usleep(10000);
+	if (i == 100) {
+		kill(nat.pid, SIGKILL);
+		waitpid(nat.pid, NULL, 0);
+	}
+	nat.pid = 0;
+	if (nat.ctl_fd >= 0)
+		close(nat.ctl_fd);
+	nat.ctl_fd = -1;
+}
+
+/* ctl nat: the guests the NAT process knows (libslirp's ARP and NDP tables) */
+char *vs_nat_guests(struct vs_switch *sw)
+{
+	char out[8192];
+
+	if (!sw->cfg.nat)
+		return strdup("error: nat: the switch runs without --nat\n");
+	if (!nat_ask(sw, "neighbors", out, sizeof(out)) || strncmp(out, "ok\n", 3))
+		return strdup("error: nat: the NAT process does not answer (restarting?)\n");
+	return strdup(out + 3);
+}
+
+/*
+ * ctl forward add|del SPEC, list [json]: the answer, allocated, for the
+ * client.  The child checks the spec and opens the port; the list here
+ * follows what it did.
+ */
+char *vs_nat_forward(struct vs_switch *sw, const char *args)
+{
+	char req[NAT_SPEC_LEN + 8], out[NAT_FWD_MAX * NAT_SPEC_LEN + 64];
+	char verb[8] = "", spec[NAT_SPEC_LEN] = "", extra[2] = "";
+	size_t used = 0;
+	unsigned int i;
+	int n;
+
+	n = sscanf(args, "%7s %79s %1s", verb, spec, extra);
+	if (!sw->cfg.nat)
+		return strdup("error: forward: the switch runs without --nat\n");
+
+	if (!strcmp(verb, "list") && (n == 1 || (n == 2 && !strcmp(spec, "json")))) {
+		bool json = n == 2;
+
+		used = snprintf(out, sizeof(out), json ? "{\"forwards\":[" : "");
+		for (i = 0; i < nat.nfwd; i++)
+			used += snprintf(out + used, sizeof(out) - used,
+					 json ? "%s\"%s\"" : "%.0s%s\n",
+					 i ? "," : "", nat.fwd[i]);
+		snprintf(out + used, sizeof(out) - used, json ? "]}\n" : "");
+		return strdup(out);
+	}
+	if (n != 2 || (strcmp(verb, "add") && strcmp(verb, "del")))
+		return strdup("error: forward: want add SPEC, del SPEC or list [json]\n");
+	snprintf(req, sizeof(req), "%s %s", verb, spec);
+	if (!nat_ask(sw, req, out, sizeof(out)))
+		return strdup("error: forward: the NAT process does not answer (restarting?)\n");
+	if (strncmp(out, "ok", 2)) {
+		used = strlen(out);
+		snprintf(out + used, sizeof(out) - used, "\n");
+		return strdup(out);
+	}
+	nat_list(sw);
+	return strdup("ok\n");
+}
