@@ -91,6 +91,7 @@ tools: deps
 	@$(MAKE) -s -C tools/net/vecswitch O=$(BUILD) SANITIZE=1
 	@$(MAKE) -s -C tools/net/vecnat O=$(BUILD)
 	@$(MAKE) -s -C tools/net/vecnat O=$(BUILD) SANITIZE=1
+	@$(MAKE) -s -C tools/net/vswrr O=$(BUILD)
 
 # The kernel's own drivers/net and drivers/net/hw tests, built from the
 # default kernel's tree, and the newer ethtool they need
