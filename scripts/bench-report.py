@@ -258,6 +258,7 @@ def report(recs, rat):
                   "guest dies when the device comes up. Ours runs on the SMP build, "
                   "with one CPU (no ncpus=)."]
     lines += light_table(recs)
+    lines += rr_table(recs)
     lines += ["", "| comparison | ratio |", "| --- | --- |"]
     lines += [f"| {x['what']} | {x.get('note') or x['ratio']} |" for x in rat]
     return "\n".join(lines) + "\n"
@@ -288,6 +289,51 @@ def light_table(recs):
                      f"| {blank(r.get('switch_cpu_per_gbit'))} "
                      f"| {blank(r.get('guest_cpu_per_gbit'))} | {other} |")
     return lines
+
+
+def rr_table(recs):
+    """The rr suite: per case, each path's round trips beside the
+    bridge's; [] when it did not run"""
+    cases, paths = [], []
+    for r in recs:
+        if r["suite"] != "rr":
+            continue
+        case = r["case"].split("/")[0]
+        if case not in cases:
+            cases.append(case)
+        if r["variant"] not in paths:
+            paths.append(r["variant"])
+    if not cases:
+        return []
+    order = [v for v, _ in G2G_VARIANTS]
+    paths.sort(key=lambda p: order.index(p) if p in order else len(order))
+    lines = ["", "## Round trips (rr: vswrr between the g2g guests)", "",
+             "Medians of the runs. / bridge: transactions a second, and the 99th "
+             "percentile round trip, against the bridge's in the same run (a rate "
+             "above 1 and a p99 below 1 are better).", "",
+             "| case | path | transactions/s | p50 us | p99 us | p99.9 us "
+             "| tps / bridge | p99 / bridge |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+
+    def val(case, path, f):
+        r = find(recs, "rr", f"{case}/{f}", path)
+        return r and r["value"]
+
+    for case in cases:
+        for path in paths:
+            tps = val(case, path, "tps")
+            if tps is None:
+                continue
+            p99 = val(case, path, "p99_us")
+            lines.append(f"| {case} | {path} | {tps} | {blank(val(case, path, 'p50_us'))} "
+                         f"| {blank(p99)} | {blank(val(case, path, 'p999_us'))} "
+                         f"| {blank(ratio_of(tps, val(case, 'bridge', 'tps')))} "
+                         f"| {blank(ratio_of(p99, val(case, 'bridge', 'p99_us')))} |")
+    return lines
+
+
+def ratio_of(a, b):
+    return round(a / b, 3) if a and b else None
 
 
 def plots(recs, outdir):

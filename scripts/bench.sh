@@ -36,7 +36,10 @@
 # (two QEMU light guests under TCG, TCP between them on a Linux bridge with
 # taps, on vecswitch's --dgram, --stream and --vhost-user; about 3.5
 # minutes at RUNS=3 SECS=5, skipped where QEMU is missing), plain (the
-# switch's CPU per plain 1514-byte frame on --dgram against --stream).
+# switch's CPU per plain 1514-byte frame on --dgram against --stream), rr
+# (round trips with vswrr between the g2g guests on the g2g paths: TCP
+# 1-byte and 1 KiB, 1 and 8 in flight, and UDP; transactions a second and
+# p50/p99/p99.9, medians of RR_RUNS, against the bridge in the same run).
 #
 # Read size: with iperf3's default 128 KiB reads a receiving UML guest is
 # bound by its own iperf3's system calls (each one a round of ptrace
@@ -59,8 +62,9 @@ vecswitch=$build/vecswitch
 runs=${RUNS:-3}
 secs=${SECS:-5}
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(rate transports tunnels g2g small kernels idle vxlan faults flood mq light plain)
+[ ${#suites[@]} -gt 0 ] || suites=(rate transports tunnels g2g small kernels idle vxlan faults flood mq light plain rr)
 vswblast=$build/vswblast
+vswrr=$build/vswrr
 # BIG TCP's gso_max_size and gso_ipv4_max_size, for iproute2 before 6.3
 gso_size=$top/tools/testing/selftests/drivers/net/vecnet/gso_size.py
 
@@ -119,6 +123,8 @@ source "$top/scripts/bench/mq.sh"
 source "$top/scripts/bench/light.sh"
 # shellcheck source=bench/plain.sh
 source "$top/scripts/bench/plain.sh"
+# shellcheck source=bench/rr.sh
+source "$top/scripts/bench/rr.sh"
 
 [ "$(id -u)" -eq 0 ] || die "needs root (namespaces, tap devices)"
 [ -x "$ours" ] || die "no $ours (run 'make')"
@@ -126,8 +132,8 @@ source "$top/scripts/bench/plain.sh"
 : >"$out/rate.jsonl"
 for s in "${suites[@]}"; do
 	case "$s" in
-	rate|transports|tunnels|g2g|small|kernels|idle|vxlan|faults|flood|mq|light|plain) "bench_$s" ;;
-	*) die "unknown suite '$s' (rate, transports, tunnels, g2g, small, kernels, idle, vxlan, faults, flood, mq, light, plain)" ;;
+	rate|transports|tunnels|g2g|small|kernels|idle|vxlan|faults|flood|mq|light|plain|rr) "bench_$s" ;;
+	*) die "unknown suite '$s' (rate, transports, tunnels, g2g, small, kernels, idle, vxlan, faults, flood, mq, light, plain, rr)" ;;
 	esac
 done
 

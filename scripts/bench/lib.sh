@@ -145,28 +145,33 @@ flow_client() {
 	echo "touch running; $1; rc=\$?; touch done; $(flow_hold .); exit \$rc"
 }
 
-# The guest-side script of an iperf3 pair: the server guest marks itself
-# ready, the client waits for that (bounded), marks its flow's start and
-# end (flow_cpu) and writes result.json.  With CLIENT_DIR, the server
-# stays up until the flow's CPU time has been taken.  $guest_setup, where
-# set, runs in both once vec0 is up (ethtool settings), and its output is
-# kept in setup.log; $server_after, where set, runs in the server once
-# the flow is over, its output in after.log.
+# The guest-side script of a pair: the server guest marks itself ready,
+# the client waits for that (bounded), marks its flow's start and end
+# (flow_cpu) and writes result.json.  With CLIENT_DIR, the server stays
+# up until the flow's CPU time has been taken.  $guest_setup, where set,
+# runs in both once vec0 is up (ethtool settings), and its output is kept
+# in setup.log; $server_after, where set, runs in the server once the
+# flow is over, its output in after.log.  The flow is iperf3's, or with
+# $pair_rr set vswrr's round trips (its flags in the client's FLAGS).
 # server_cmd ADDR [CLIENT_DIR]
 server_cmd() {
-	local after=''
+	local after='' prog="iperf3 -s -1 >/dev/null 2>&1"
 
+	[ -z "${pair_rr:-}" ] || prog="$vswrr server -1 $pair_rr_server >/dev/null 2>&1"
 	[ -z "${server_after:-}" ] || after="; { $server_after; } >after.log 2>&1"
 	echo "ip addr add $1/24 dev ${pair_dev:-vec0} && ip link set ${pair_dev:-vec0} up && $(setup_cmd) &&
-	      { iperf3 -s -1 >/dev/null 2>&1 & touch ready; wait; }$after${2:+; $(flow_hold "$2")}"
+	      { $prog & touch ready; wait; }$after${2:+; $(flow_hold "$2")}"
 }
 setup_cmd() { echo "{ ${guest_setup:-true}; } >setup.log 2>&1"; }
-# client_cmd ADDR SERVER SERVER_DIR IPERF_FLAGS
+# client_cmd ADDR SERVER SERVER_DIR FLAGS
 client_cmd() {
+	local prog="iperf3 -c $2 -t $secs $4 -J >result.json"
+
+	[ -z "${pair_rr:-}" ] || prog="$vswrr client -H $2 -t $secs $4 -j >result.json"
 	echo "ip addr add $1/24 dev ${pair_dev:-vec0} && ip link set ${pair_dev:-vec0} up && $(setup_cmd) &&
 	      for i in \$(seq 300); do [ -e $3/ready ] && break; sleep 0.1; done &&
 	      ping -c 1 -W 2 $2 >/dev/null;
-	      $(flow_client "iperf3 -c $2 -t $secs $4 -J >result.json")"
+	      $(flow_client "$prog")"
 }
 
 # pair_run KERNEL NET SERVER_VEC0 CLIENT_VEC0: guests srv (NET.1; in
@@ -187,7 +192,8 @@ pair_run() {
 	flow_cpu "$work/cli" "${pids[-1]}" "srv cli" "${pair_switch:-}"
 	wait "${pids[-1]}" || true
 	wait "${pids[-2]}" || true
-	pair_bps=$(iperf_bps "$work/cli/result.json")
+	pair_bps=0
+	[ -n "${pair_rr:-}" ] || pair_bps=$(iperf_bps "$work/cli/result.json")
 	pair_gcpu=$(per_gbit "${flow_used[0]}" "$pair_bps")
 	pair_scpu=
 	[ -z "${pair_switch:-}" ] || pair_scpu=$(per_gbit "${flow_used[1]}" "$pair_bps")

@@ -4,7 +4,7 @@
  * trips of small transactions, as ssh, RPC and DNS make them, where bulk
  * throughput says nothing.
  *
- *   vswrr server [-u] [-p PORT] [-d DELAY_US]
+ *   vswrr server [-u] [-1] [-p PORT] [-d DELAY_US]
  *   vswrr client -H ADDR [-u] [-p PORT] [-r REQ] [-R RESP] [-n INFLIGHT]
  *                [-t SECS] [-j]
  *
@@ -17,7 +17,8 @@
  * sent anew.  The client prints transactions a second and the 50th, 99th and
  * 99.9th percentile round trip in microseconds (-j: as JSON).  -d makes
  * the server wait that long before each answer (the selftest uses it to
- * check what the client measures).
+ * check what the client measures); -1 makes it serve one client and end
+ * (UDP: once nothing came for a second after the first request).
  *
  * Every loop is bounded by -t; nothing here is a target but the address
  * given, which the bench keeps inside its own network namespaces.
@@ -47,7 +48,7 @@
 #define SAMPLES_MAX	(16u << 20)
 
 struct opts {
-	bool server, udp, json;
+	bool server, udp, json, once;
 	const char *host;
 	const char *port;
 	unsigned int req, resp, inflight, secs, delay_us;
@@ -89,12 +90,13 @@ static unsigned int number(const char *opt, const char *arg, unsigned int min,
 
 static void __attribute__((noreturn)) usage(FILE *f, int status)
 {
-	fputs("usage: vswrr server [-u] [-p PORT] [-d DELAY_US]\n"
+	fputs("usage: vswrr server [-u] [-1] [-p PORT] [-d DELAY_US]\n"
 	      "       vswrr client -H ADDR [-u] [-p PORT] [-r REQ] [-R RESP]\n"
 	      "                    [-n INFLIGHT] [-t SECS] [-j]\n"
 	      "  -u        UDP instead of TCP\n"
 	      "  -p PORT   port (default 5300)\n"
 	      "  -d US     server: wait this long before each answer\n"
+	      "  -1        server: one client, then end\n"
 	      "  -H ADDR   client: the server's address\n"
 	      "  -r N      request bytes (default 1; UDP: 12, at least 12)\n"
 	      "  -R N      response bytes (default 1; UDP: 8, at least 8)\n"
@@ -116,8 +118,11 @@ static void parse(struct opts *o, int argc, char **argv)
 		usage(!strcmp(argv[1], "-h") ? stdout : stderr,
 		      !strcmp(argv[1], "-h") ? 0 : 2);
 	optind = 2;
-	while ((c = getopt(argc, argv, "up:d:H:r:R:n:t:jh")) != -1) {
+	while ((c = getopt(argc, argv, "u1p:d:H:r:R:n:t:jh")) != -1) {
 		switch (c) {
+		case '1':
+			o->once = true;
+			break;
 		case 'u':
 			o->udp = true;
 			break;
@@ -270,15 +275,23 @@ static void serve_udp(int fd, const struct opts *o)
 {
 	static uint8_t buf[PAYLOAD_MAX];
 
+	bool seen = false;
+
 	for (;;) {
 		struct sockaddr_storage from;
 		socklen_t flen = sizeof(from);
-		ssize_t r = recvfrom(fd, buf, sizeof(buf), 0,
-				     (struct sockaddr *)&from, &flen);
+		struct pollfd p = { .fd = fd, .events = POLLIN };
 		uint32_t want;
+		ssize_t r;
 
+		/* -1: a client that stopped for a second is done */
+		if (o->once && seen && poll(&p, 1, 1000) == 0)
+			exit(0);
+		r = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from,
+			     &flen);
 		if (r < 12)
 			continue;
+		seen = true;
 		memcpy(&want, buf + 8, 4);
 		want = ntohl(want);
 		if (want < 8 || want > PAYLOAD_MAX)
@@ -310,6 +323,8 @@ static void server(const struct opts *o)
 		}
 		serve_tcp_conn(c, o);
 		close(c);
+		if (o->once)
+			exit(0);
 	}
 }
 
