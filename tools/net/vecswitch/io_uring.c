@@ -39,6 +39,7 @@ struct uring_priv {
 	struct msghdr rx_mh;		/* template for the multishot recvmsg */
 	bool recv_armed;
 	bool poll_armed;
+	bool reported;			/* the last wait reported events alone */
 };
 
 static struct uring_priv *priv(struct vs_switch *sw)
@@ -273,13 +274,22 @@ static int uring_wait(struct vs_switch *sw, int timeout_ms, struct vs_ready *r)
 	if (!u->poll_armed)
 		arm_poll(u, sw->epfd);
 
-	/* something ready already: do not sleep, just submit and reap */
-	epoll_ready(sw, r);
-	if (r->n) {
-		ts.tv_sec = 0;
-		ts.tv_nsec = 0;
-		timeout_ms = 0;
+	/*
+	 * something ready already: the loop dispatches it first, before the
+	 * datagrams in the ring; the next call reaps those, whatever the
+	 * epoll set says (an event its handler leaves ready must not keep
+	 * the datagrams waiting)
+	 */
+	if (!u->reported) {
+		epoll_ready(sw, r);
+		if (r->n) {
+			io_uring_submit(&u->ring);
+			u->reported = true;
+			r->more = true;
+			return 0;
+		}
 	}
+	u->reported = false;
 	err = io_uring_submit_and_wait_timeout(&u->ring, &cqe, 1,
 					       timeout_ms < 0 ? NULL : &ts, NULL);
 	if (err < 0 && err != -ETIME && err != -EINTR && err != -EAGAIN &&
@@ -304,8 +314,11 @@ static int uring_wait(struct vs_switch *sw, int timeout_ms, struct vs_ready *r)
 			seen++;
 			break;
 		}
-		/* the loop sends what a batch forwarded before the next one */
-		if (seen == VS_BATCH) {
+		/*
+		 * the loop sends what a batch forwarded before the next one,
+		 * and dispatches events before the datagrams after them
+		 */
+		if (seen == VS_BATCH || r->n) {
 			r->more = true;
 			break;
 		}
