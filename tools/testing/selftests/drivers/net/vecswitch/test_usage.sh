@@ -12,7 +12,10 @@
 #     /run/vecswitch/ctl.sock (in a mount namespace of the test's own),
 #     and says so when there is none;
 #  5. a client the control socket does not answer is told why, not
-#     handed an empty report.
+#     handed an empty report;
+#  6. a guest whose socket the switch's user cannot reach (a directory
+#     on the way is closed to it) is refused for that reason, not as
+#     "socket file not found" for a file that is there.
 
 LIB_NO_GUEST=1
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
@@ -84,6 +87,27 @@ chmod 755 "$TEST_TMP"
 expect 1 "the switch closed without answering" \
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 	env -u LD_PRELOAD "$VECSWITCH" ctl --ctl "$TEST_TMP/ctl" ports
+
+# a switch run as nobody, a sender whose socket is in root's 0700 directory
+mkdir -m 0755 "$TEST_TMP/swd"
+chown 65534 "$TEST_TMP/swd"
+mkdir -m 0700 "$TEST_TMP/closed"
+ip netns exec "$ns" setpriv --reuid=65534 --regid=65534 --clear-groups \
+	env -u LD_PRELOAD "$VECSWITCH" --dgram "$TEST_TMP/swd/sw.sock" --mode 0666 \
+	2>"$TEST_TMP/nobody.log" &
+pid=$!
+on_exit "kill $pid 2>/dev/null"
+wait_for 10 test -S "$TEST_TMP/swd/sw.sock"
+check_err $? "the switch as nobody did not start: $(cat "$TEST_TMP/nobody.log")"
+ip netns exec "$ns" python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.sendto(b"\xff" * 6 + bytes.fromhex("020000000001") + b"\x08\x00" + bytes(50), sys.argv[2])' \
+	"$TEST_TMP/closed/g.sock" "$TEST_TMP/swd/sw.sock"
+check_err $? "could not send to the switch"
+wait_for 5 grep -q "closed/g.sock refused: a directory on the way to its socket file is closed" \
+	"$TEST_TMP/nobody.log"
+check_err $? "the switch did not say the guest's directory is closed to it: $(cat "$TEST_TMP/nobody.log")"
 
 log_test "the switch's messages for usual mistakes say what to do"
 exit "$RET"
