@@ -24,7 +24,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: vecswitch --dgram PATH [--vnet PATH] [--stream PATH] [--seqpacket PATH]\n"
 "                 [--vhost-user PATH] [--ctl PATH] [--tap IFNAME] [--hub] [options]\n"
-"       vecswitch ctl [--ctl PATH] ports|fdb|stats|channels [--json]\n"
+"       vecswitch ctl [--ctl PATH] ports|fdb|stats [--all]|channels [--json]\n"
 "       vecswitch ctl [--ctl PATH] capture [--port ID]... [--mac MAC]...\n"
 "                     [--count N] [--snaplen N] FILE|-\n"
 "       vecswitch ctl [--ctl PATH] top [--count N]\n"

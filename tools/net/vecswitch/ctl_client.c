@@ -509,8 +509,36 @@ static int top(const char *path, int argc, char **argv)
 
 /* ---- the reports ---------------------------------------------------------- */
 
-static int report(const char *path, const char *cmd, bool json)
+/*
+ * The text stats without their counters at 0, of which a fresh switch
+ * has some fifty: lines "  NAME 0".  Returns how many it left out.
+ */
+static unsigned int drop_zeros(char *text)
 {
+	char *in = text, *out = text;
+	unsigned int dropped = 0;
+
+	while (*in) {
+		char *nl = strchr(in, '\n');
+		size_t n = nl ? (size_t)(nl - in + 1) : strlen(in);
+		size_t end = nl ? n - 1 : n;
+
+		if (n > 4 && !strncmp(in, "  ", 2) &&
+		    !strncmp(in + end - 2, " 0", 2)) {
+			dropped++;
+		} else {
+			memmove(out, in, n);
+			out += n;
+		}
+		in += n;
+	}
+	*out = '\0';
+	return dropped;
+}
+
+static int report(const char *path, const char *cmd, bool json, bool all)
+{
+	unsigned int zeros = 0;
 	char req[32], *text;
 	int ret;
 
@@ -518,8 +546,13 @@ static int report(const char *path, const char *cmd, bool json)
 	ret = fetch(path, req, &text);
 	if (ret < 0)
 		return 1;
+	if (!json && !all && !strcmp(cmd, "stats") && strncmp(text, "error:", 6))
+		zeros = drop_zeros(text);
 	/* the switch's error goes out as it said it; the status says so */
 	if (fputs(text, stdout) == EOF)
+		ret = 1;
+	if (zeros &&
+	    printf("(%u counters at 0 not shown; stats --all shows them)\n", zeros) < 0)
 		ret = 1;
 	free(text);
 	return ret;
@@ -528,7 +561,7 @@ static int report(const char *path, const char *cmd, bool json)
 int vs_ctl_client(int argc, char **argv)
 {
 	const char *path = NULL, *cmd = NULL;
-	bool json = false;
+	bool json = false, all = false;
 	int i;
 
 	for (i = 1; i < argc && !cmd; i++) {
@@ -547,7 +580,7 @@ int vs_ctl_client(int argc, char **argv)
 			cmd = argv[i];
 		} else {
 			return ctl_usage("%s: unknown argument (want %s)", argv[i],
-					 "[--ctl PATH] ports|fdb|stats|channels [--json], capture ..., top [--count N]");
+					 "[--ctl PATH] ports|fdb|stats [--all]|channels [--json], capture ..., top [--count N]");
 		}
 	}
 	if (!path) {
@@ -563,10 +596,12 @@ int vs_ctl_client(int argc, char **argv)
 	for (; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
 			json = true;
+		else if (!strcmp(argv[i], "--all") && !strcmp(cmd, "stats"))
+			all = true;
 		else if (!strncmp(argv[i], "--", 2))
 			return ctl_usage("%s: unknown argument", argv[i]);
 		else
 			return ctl_usage("%s: only one command", argv[i]);
 	}
-	return report(path, cmd, json);
+	return report(path, cmd, json, all);
 }

@@ -77,7 +77,7 @@ out=$(ip netns exec "$ns" unshare -m --propagation private sh -c '
 	kill $!; wait
 	exit $rc' sh "$VECSWITCH" "$TEST_TMP" 2>&1)
 check_err $? "ctl without --ctl did not reach /run/vecswitch/ctl.sock: $out"
-grep -q 'ports_added' <<<"$out"
+grep -q '^switch io ' <<<"$out"
 check_err $? "ctl stats without --ctl printed no report: $out"
 
 # a client the switch does not answer: the socket open to all, the user not
