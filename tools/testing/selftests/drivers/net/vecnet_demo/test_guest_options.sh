@@ -7,7 +7,8 @@
 #
 #  1. --cpus 2: the guest has two CPUs (the kernel is asked with strings
 #     and grep, which once failed under pipefail however the kernel was
-#     built), and vec0 the address of --mac;
+#     built), vec0 the address of --mac, and the switch's port the
+#     guest's name;
 #  2. --vhost-user: a second guest on the switch's --vhost-user socket,
 #     whose eth0 pings the first guest's vec0 through the switch.
 
@@ -72,6 +73,9 @@ shows smp CPUS-2
 check_err $? "--cpus 2: the guest does not have two CPUs: $(tail -n 3 "$TEST_TMP/smp.out")"
 shows smp MAC-02:00:00:00:15:01
 check_err $? "--mac: vec0 does not have the address: $(tail -n 3 "$TEST_TMP/smp.out")"
+# the switch names the guest's port by its socket, which is named for it
+ctl ports | grep -qE "/net/smp-$$\.sock$"
+check_err $? "the switch's port is not named for the guest: $(ctl ports)"
 
 boot vhost --vhost-user --switch "$TEST_TMP/vhost.sock" --ip 198.18.15.2/24
 check_err $? "--vhost-user: no shell: $(tail -n 3 "$TEST_TMP/vhost.out")"
