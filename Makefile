@@ -127,6 +127,8 @@ $(BUILD)/man/%: scripts/mkman.sh
 	@mkdir -p $(@D)
 	@scripts/mkman.sh Documentation/networking/$(basename $(*F)).rst $@
 $(foreach m,$(MAN_PAGES),$(eval $(m): Documentation/networking/$(basename $(notdir $(m))).rst))
+# the examples vecswitch.rst includes, which the tests run
+$(BUILD)/man/vecswitch.8: $(wildcard Documentation/networking/vecswitch-examples/*)
 
 # What install puts where; uninstall removes exactly these
 INSTALLED := $(BINDIR)/vecswitch $(BINDIR)/vecnet-guest $(VECNETLIBDIR)/vmlinux \
