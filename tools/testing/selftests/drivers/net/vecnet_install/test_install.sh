@@ -7,7 +7,8 @@
 # the package's sysctl.d file, man pages that 'man --warnings' renders
 # without a warning, --version of both programs, and an uninstall that
 # leaves the staging tree empty.  Then installed for real under a
-# temporary PREFIX: the installed vecswitch runs the unit's command line
+# temporary PREFIX: the installed vecswitch runs the unit's command line,
+# its control socket serves the unit's group and no one else by default,
 # and two guests from the installed vecnet-guest ping each other through
 # it while the source tree and build/ are hidden from them.
 
@@ -121,6 +122,19 @@ mode=$(in_hider "$hider" stat -c '%a %U %G' /run/vecswitch/switch.sock)
 want="660 $(id -nu "$user") $grp"
 [ "$mode" = "$want" ]
 check_err $? "the switch's socket is '$mode', not '$want'"
+# the control socket is the group's (vecnet-admin's, here GROUP's): a
+# member finds it without --ctl, anyone else is told why not
+mode=$(in_hider "$hider" stat -c '%a %U %G' /run/vecswitch/ctl.sock)
+[ "$mode" = "$want" ]
+check_err $? "the control socket is '$mode', not '$want'"
+gid=$(getent group "$grp" | cut -d: -f3)
+out=$(in_hider "$hider" setpriv --reuid=12345 --regid="$gid" --clear-groups \
+	"$prefix/bin/vecswitch" ctl ports 2>&1)
+check_err $? "a member of the control socket's group cannot use it: $out"
+out=$(in_hider "$hider" setpriv --reuid=12345 --regid=12345 --clear-groups \
+	"$prefix/bin/vecswitch" ctl ports 2>&1)
+[ $? -eq 1 ] && grep -q 'ctl.sock: Permission denied: its owner and group may use it' <<<"$out"
+check_err $? "one outside the group: $out"
 
 guest_pair_ping "$hider" "$prefix/bin/vecnet-guest" /run/vecswitch/switch.sock inst
 
