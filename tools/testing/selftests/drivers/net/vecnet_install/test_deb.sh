@@ -55,13 +55,17 @@ getent passwd vecswitch >/dev/null && had_user=1
 # the postinst applies the file: the machine's own value comes back after
 qlen=$(sysctl -n net.unix.max_dgram_qlen)
 # shellcheck disable=SC2317  # invoked through on_exit
-restore() {
-	dpkg -P vecswitch vecnet-uml >/dev/null 2>&1
-	sysctl -q -w net.unix.max_dgram_qlen="$qlen" >/dev/null 2>&1
+restore_ids() {
 	[ "$had_user" = 1 ] || userdel vecswitch 2>/dev/null
 	[ "$had_group" = 1 ] || groupdel vecnet 2>/dev/null
 	[ "$had_admin" = 1 ] || groupdel vecnet-admin 2>/dev/null
 	true
+}
+# shellcheck disable=SC2317  # invoked through on_exit
+restore() {
+	dpkg -P vecswitch vecnet-uml >/dev/null 2>&1
+	sysctl -q -w net.unix.max_dgram_qlen="$qlen" >/dev/null 2>&1
+	restore_ids
 }
 on_exit restore
 out=$(DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${debs[@]}" 2>&1)
@@ -107,6 +111,8 @@ if [ -d /run/systemd/system ]; then
 	echo "# systemd runs here, but the test stays off the machine's services"
 fi
 unit_switch "$HIDER" "$unit" vecnet
+# userdel refuses while the switch runs as vecswitch: again once it is gone
+on_exit restore_ids
 grep -q '^/usr/bin/vecswitch ' "$TEST_TMP/switch.cmd"
 check_err $? "ExecStart runs: $(cat "$TEST_TMP/switch.cmd")"
 wait_for 10 in_hider "$HIDER" test -S /run/vecswitch/switch.sock
