@@ -270,6 +270,7 @@ static void run(struct vs_switch *sw)
 		if (sw->now_ms >= sw->next_sweep_ms) {
 			vs_fdb_sweep(sw);
 			vs_port_age(sw);
+			vs_vhost_sweep(sw);
 			vs_ctl_expire(sw);
 			if (sw->tap)
 				vs_tap_mtu(sw->tap);

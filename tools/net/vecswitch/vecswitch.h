@@ -397,6 +397,9 @@ struct vs_port_stream {
 struct vs_port_vhost {
 	struct vs_vhost *vh;
 	bool busy;
+	/* since when it has features but no memory table; said so */
+	uint64_t no_mem_ms;
+	bool no_mem_said;
 };
 
 struct vs_port {
@@ -906,6 +909,7 @@ void vs_vhost_input(struct vs_switch *sw, struct vs_port *p);
 void vs_vhost_kick(struct vs_switch *sw, struct vs_port *p, unsigned int q);
 void vs_vhost_flush(struct vs_switch *sw, struct vs_port *p);
 void vs_vhost_poll_busy(struct vs_switch *sw);
+void vs_vhost_sweep(struct vs_switch *sw);
 const void *vs_vhost_stats(const struct vs_port *p);
 extern const struct vs_stat_desc vs_vhost_stat_desc[];
 extern const unsigned int vs_vhost_stat_count;

@@ -10,7 +10,10 @@
 #  2. a guest whose socket closed is logged (-v) as having left, not as
 #     "removed: Connection refused";
 #  3. 'ctl stats' leaves out the counters at 0 and says so; --all and
-#     --json keep them.
+#     --json keep them;
+#  4. a vhost-user frontend that starts its device (sets its features)
+#     without giving it memory, as QEMU does whose memory is not shared,
+#     is logged with what to do, and its port is marked in 'ctl ports'.
 
 LIB_NO_GUEST=1
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
@@ -18,7 +21,8 @@ require_cmd python3
 require_vecswitch
 
 ns=$(netns_add swlog)
-start_switch "$ns" -v --dgram "$TEST_TMP/sw.sock" --ctl "$TEST_TMP/ctl"
+start_switch "$ns" -v --dgram "$TEST_TMP/sw.sock" --ctl "$TEST_TMP/ctl" \
+	--vhost-user "$TEST_TMP/vhost.sock"
 check_err $? "vecswitch did not start: $(cat "$TEST_TMP/switch.log")"
 
 ip netns exec "$ns" python3 - "$TEST_TMP/sw.sock" "$TEST_TMP" <<'PY'
@@ -76,5 +80,32 @@ check_err $? "ctl stats --all does not show the counters at 0"
 ctl stats --json | grep -q '"fdb_aged":0'
 check_err $? "ctl stats --json does not show the counters at 0"
 
-log_test "the switch says a MAC moves between ports, a guest left; stats without zeros"
+# a frontend that sets its features and then gives no memory table
+ip netns exec "$ns" python3 - "$TEST_TMP/vhost.sock" <<'PY' &
+import socket, struct, sys, time
+
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+
+
+def msg(req, payload=b""):
+    s.sendall(struct.pack("<III", req, 1, len(payload)) + payload)
+
+
+msg(1)                                  # GET_FEATURES
+req, flags, size = struct.unpack("<III", s.recv(12))
+features = struct.unpack("<Q", s.recv(size))[0]
+msg(3)                                  # SET_OWNER
+msg(2, struct.pack("<Q", features))     # SET_FEATURES: the device starts
+time.sleep(20)
+PY
+fe=$!
+on_exit "kill $fe 2>/dev/null"
+wait_for 5 grep -q 'the frontend started its device without giving it memory: is its guest memory shared' "$log"
+check_err $? "no word of a vhost-user frontend without memory: $(tail -n 3 "$log")"
+ctl ports | grep -q 'vhost-user .*\[no memory\]$'
+check_err $? "ctl ports does not mark the frontend without memory: $(ctl ports)"
+kill "$fe" 2>/dev/null
+
+log_test "the switch says a MAC moves between ports, a guest left, a frontend has no memory; stats without zeros"
 exit "$RET"
