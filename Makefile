@@ -54,6 +54,7 @@ BINDIR ?= $(PREFIX)/bin
 VECNETLIBDIR ?= $(PREFIX)/lib/vecnet
 MANDIR ?= $(PREFIX)/share/man
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSCTLDIR ?= $(PREFIX)/lib/sysctl.d
 
 export VECNET_SRC := $(CURDIR)
 export VECNET_BUILD := $(BUILD)
@@ -129,32 +130,41 @@ $(BUILD)/man/%: scripts/mkman.sh
 	@mkdir -p $(@D)
 	@scripts/mkman.sh Documentation/networking/$(basename $(*F)).rst $@
 $(foreach m,$(MAN_PAGES),$(eval $(m): Documentation/networking/$(basename $(notdir $(m))).rst))
+# the examples vecswitch.rst includes, which the tests run
+$(BUILD)/man/vecswitch.8: $(wildcard Documentation/networking/vecswitch-examples/*)
 
 # What install puts where; uninstall removes exactly these
 INSTALLED := $(BINDIR)/vecswitch $(BINDIR)/vecnat $(BINDIR)/vecnet-guest $(VECNETLIBDIR)/vmlinux \
 	$(MANDIR)/man8/vecswitch.8 $(MANDIR)/man7/vecnet.7 \
-	$(MANDIR)/man1/vecnet-guest.1 $(SYSTEMDUNITDIR)/vecswitch.service
+	$(MANDIR)/man1/vecnet-guest.1 $(SYSTEMDUNITDIR)/vecswitch.service \
+	$(SYSCTLDIR)/vecswitch.conf
 
 # install takes what 'make' built and does not rebuild it (as root, from
-# a tree another user owns); the version is the one built into vecswitch
+# a tree another user owns); the version is the one built into vecswitch.
+# The kernel is stripped as the package's dh_strip does: its symbols are
+# nine tenths of the file, and a stack dump reads the kernel's own
+# kallsyms, not them
 install: $(BUILD)/vmlinux $(BUILD)/vecswitch $(BUILD)/vecnat man
 	@version=$$($(BUILD)/vecswitch --version) && version=$${version#vecswitch } && \
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(VECNETLIBDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 \
-		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(SYSTEMDUNITDIR) && \
+		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(SYSCTLDIR) && \
 	install -m 755 $(BUILD)/vecswitch $(DESTDIR)$(BINDIR)/vecswitch && \
 	install -m 755 $(BUILD)/vecnat $(DESTDIR)$(BINDIR)/vecnat && \
 	sed -e 's|^libdir=$$|libdir=$(VECNETLIBDIR)|' -e "s|^version=\$$|version=$$version|" \
 		scripts/vecnet-guest >$(DESTDIR)$(BINDIR)/vecnet-guest && \
 	chmod 755 $(DESTDIR)$(BINDIR)/vecnet-guest && \
-	install -m 755 $(BUILD)/vmlinux $(DESTDIR)$(VECNETLIBDIR)/vmlinux && \
+	strip --strip-unneeded --remove-section=.comment --remove-section=.note \
+		-o $(DESTDIR)$(VECNETLIBDIR)/vmlinux $(BUILD)/vmlinux && \
+	chmod 755 $(DESTDIR)$(VECNETLIBDIR)/vmlinux && \
 	install -m 644 $(BUILD)/man/vecswitch.8 $(DESTDIR)$(MANDIR)/man8/ && \
 	install -m 644 $(BUILD)/man/vecnet.7 $(DESTDIR)$(MANDIR)/man7/ && \
 	install -m 644 $(BUILD)/man/vecnet-guest.1 $(DESTDIR)$(MANDIR)/man1/ && \
 	sed -e 's|/usr/local/bin/vecswitch|$(BINDIR)/vecswitch|' \
 		tools/net/vecswitch/vecswitch.service >$(DESTDIR)$(SYSTEMDUNITDIR)/vecswitch.service && \
-	chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/vecswitch.service
-	@echo "  INSTALL $(DESTDIR)$(PREFIX): vecswitch, vecnat, vecnet-guest, vmlinux, man pages, unit"
+	chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/vecswitch.service && \
+	install -m 644 debian/sysctl/vecswitch.conf $(DESTDIR)$(SYSCTLDIR)/
+	@echo "  INSTALL $(DESTDIR)$(PREFIX): vecswitch, vecnat, vecnet-guest, vmlinux, man pages, unit, sysctl.d"
 
 $(BUILD)/vmlinux $(BUILD)/vecswitch $(BUILD)/vecnat:
 	@echo "install: $@ is missing: run 'make' first" >&2; exit 1

@@ -24,12 +24,12 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: vecswitch --dgram PATH [--vnet PATH] [--stream PATH] [--seqpacket PATH]\n"
 "                 [--vhost-user PATH] [--ctl PATH] [--tap IFNAME] [--hub] [options]\n"
-"       vecswitch ctl --ctl PATH ports|fdb|stats|channels [--json]\n"
-"       vecswitch ctl --ctl PATH capture [--port ID]... [--mac MAC]...\n"
+"       vecswitch ctl [--ctl PATH] ports|fdb|stats [--all]|channels [--json]\n"
+"       vecswitch ctl [--ctl PATH] capture [--port ID]... [--mac MAC]...\n"
 "                     [--count N] [--snaplen N] FILE|-\n"
-"       vecswitch ctl --ctl PATH top [--count N]\n"
-"       vecswitch ctl --ctl PATH forward add|del SPEC | list [--json]\n"
-"       vecswitch ctl --ctl PATH nat\n"
+"       vecswitch ctl [--ctl PATH] top [--count N]\n"
+"       vecswitch ctl [--ctl PATH] forward add|del SPEC | list [--json]\n"
+"       vecswitch ctl [--ctl PATH] nat\n"
 "\n"
 "ports (at least one of):\n"
 "  --dgram PATH         datagram socket; each bound sender is a port, with\n"
@@ -238,6 +238,8 @@ static unsigned int parse_uint(const char *opt, const char *arg, int base,
 	if (arg[0] == '-' || arg[0] == '+' || arg[0] == ' ' || !arg[0])
 		bad_opt(opt, "'%s' is not a number", arg);
 	v = strtoul(arg, &end, base);
+	if (*end && base == 8)
+		bad_opt(opt, "'%s' is not an octal mode (digits 0-7, like 0660)", arg);
 	if (*end)
 		bad_opt(opt, "'%s' is not a number", arg);
 	if (errno == ERANGE || v < min || v > max)
@@ -319,6 +321,31 @@ static void nat_arg(struct vs_config *cfg, const char *name, const char *val)
 	cfg->nat_args[cfg->n_nat_args++] = name;
 	if (val)
 		cfg->nat_args[cfg->n_nat_args++] = val;
+}
+
+/*
+ * Two of the switch's own sockets at one path: the second would find the
+ * first there and take it for another switch's
+ */
+static void check_paths_differ(const struct vs_config *cfg)
+{
+	const struct {
+		const char *opt, *path;
+	} p[] = {
+		{ "--dgram", cfg->dgram_path },
+		{ "--vnet", cfg->vnet_path },
+		{ "--stream", cfg->stream_path },
+		{ "--seqpacket", cfg->seqpacket_path },
+		{ "--vhost-user", cfg->vhost_path },
+		{ "--ctl", cfg->ctl_path },
+	};
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		for (j = 0; j < i; j++)
+			if (p[i].path && p[j].path && !strcmp(p[i].path, p[j].path))
+				bad_opt(p[i].opt, "%s is the path of %s too; give each socket its own",
+					p[i].path, p[j].opt);
 }
 
 /*
@@ -506,4 +533,5 @@ void vs_conf_parse(struct vs_config *cfg, int argc, char **argv)
 		bad_opt("--dgram", "no port given (--dgram, --vnet, --stream, --seqpacket, --vhost-user or --tap)");
 	if (cfg->nat && !cfg->dgram_path)
 		bad_opt("--nat", "the NAT port attaches to the --dgram socket: give --dgram");
+	check_paths_differ(cfg);
 }

@@ -129,7 +129,7 @@ static void stream_input(struct vs_switch *sw, struct vs_port *p)
 	r = vs_recv_rights(sw, p->fd, p->stream.rxbuf + p->stream.rxlen,
 			   p->stream.rxcap - p->stream.rxlen);
 	if (r == 0) {
-		vs_port_remove(sw, p, "peer closed");
+		vs_port_remove(sw, p, NULL);
 		return;
 	}
 	if (r < 0) {
@@ -195,7 +195,7 @@ static void seqpacket_input(struct vs_switch *sw, struct vs_port *p,
 	for (i = 0; i < r; i++) {
 		/* a zero-length read after hangup is the end, not a runt */
 		if (!mm[i].msg_len && (events & (EPOLLHUP | EPOLLRDHUP))) {
-			vs_port_remove(sw, p, "peer closed");
+			vs_port_remove(sw, p, NULL);
 			return;
 		}
 		if (mm[i].msg_hdr.msg_flags & MSG_TRUNC) {
@@ -207,7 +207,7 @@ static void seqpacket_input(struct vs_switch *sw, struct vs_port *p,
 			return;
 	}
 	if (!r && (events & (EPOLLHUP | EPOLLRDHUP)))
-		vs_port_remove(sw, p, "peer closed");
+		vs_port_remove(sw, p, NULL);
 }
 
 /* ---- the two types ------------------------------------------------------ */

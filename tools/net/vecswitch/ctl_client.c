@@ -32,8 +32,12 @@
 #define CAP_END_WAIT_MS	5000
 #define CAP_READ_BUF	(1u << 20)
 #define TOP_PORTS	256
+/* the control socket of the shipped unit (vecswitch.service) */
+#define CTL_SERVICE_PATH	"/run/vecswitch/ctl.sock"
 
 static volatile sig_atomic_t stop;
+/* no --ctl: the service's socket is tried, and the errors say so */
+static bool ctl_defaulted;
 
 static void on_stop(int sig)
 {
@@ -74,7 +78,18 @@ static int ctl_connect(const char *path)
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, len) < 0) {
-		fprintf(stderr, "vecswitch ctl: %s: %s\n", path, strerror(errno));
+		int err = errno;
+
+		if (ctl_defaulted && (err == ENOENT || err == ECONNREFUSED))
+			fprintf(stderr,
+				"vecswitch ctl: no --ctl PATH given, and the service's control socket %s is not there (is vecswitch.service running?)\n",
+				path);
+		else if (err == EACCES)
+			fprintf(stderr,
+				"vecswitch ctl: %s: %s: its owner and group may use it ('ls -l' shows them; the switch's --ctl-mode and --ctl-group set them)\n",
+				path, strerror(err));
+		else
+			fprintf(stderr, "vecswitch ctl: %s: %s\n", path, strerror(err));
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -82,12 +97,24 @@ static int ctl_connect(const char *path)
 	return fd;
 }
 
-static bool send_req(int fd, const char *req)
+/* the switch closes without a word on a client it does not answer */
+static void ctl_refused(const char *path)
+{
+	fprintf(stderr,
+		"vecswitch ctl: %s: the switch closed without answering: it answers root, its own user and members of its --ctl-group\n",
+		path);
+}
+
+static bool send_req(int fd, const char *path, const char *req)
 {
 	size_t n = strlen(req);
 
 	if (send(fd, req, n, MSG_NOSIGNAL) != (ssize_t)n) {
-		fprintf(stderr, "vecswitch ctl: send: %s\n", strerror(errno));
+		/* closed before the request was there */
+		if (errno == EPIPE || errno == ECONNRESET)
+			ctl_refused(path);
+		else
+			fprintf(stderr, "vecswitch ctl: send: %s\n", strerror(errno));
 		return false;
 	}
 	return true;
@@ -113,7 +140,7 @@ static int fetch(const char *path, const char *req, char **out)
 	if (fd < 0)
 		goto out;
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (!send_req(fd, req))
+	if (!send_req(fd, path, req))
 		goto out;
 	shutdown(fd, SHUT_WR);
 	for (;;) {
@@ -133,7 +160,9 @@ static int fetch(const char *path, const char *req, char **out)
 		len += r;
 	}
 	buf[len] = '\0';
-	if (r < 0)
+	if (!len && (!r || errno == ECONNRESET))
+		ctl_refused(path);
+	else if (r < 0)
 		fprintf(stderr, "vecswitch ctl: receive: %s\n", strerror(errno));
 	else
 		ok = true;
@@ -342,7 +371,7 @@ static int capture(const char *path, int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	ret = 1;
 	fd = ctl_connect(path);
-	if (fd >= 0 && send_req(fd, req))
+	if (fd >= 0 && send_req(fd, path, req))
 		ret = cap_run(fd, &o);
 	if (fd >= 0)
 		close(fd);
@@ -480,8 +509,36 @@ static int top(const char *path, int argc, char **argv)
 
 /* ---- the reports ---------------------------------------------------------- */
 
-static int report(const char *path, const char *cmd, bool json)
+/*
+ * The text stats without their counters at 0, of which a fresh switch
+ * has some fifty: lines "  NAME 0".  Returns how many it left out.
+ */
+static unsigned int drop_zeros(char *text)
 {
+	char *in = text, *out = text;
+	unsigned int dropped = 0;
+
+	while (*in) {
+		char *nl = strchr(in, '\n');
+		size_t n = nl ? (size_t)(nl - in + 1) : strlen(in);
+		size_t end = nl ? n - 1 : n;
+
+		if (n > 4 && !strncmp(in, "  ", 2) &&
+		    !strncmp(in + end - 2, " 0", 2)) {
+			dropped++;
+		} else {
+			memmove(out, in, n);
+			out += n;
+		}
+		in += n;
+	}
+	*out = '\0';
+	return dropped;
+}
+
+static int report(const char *path, const char *cmd, bool json, bool all)
+{
+	unsigned int zeros = 0;
 	char req[32], *text;
 	int ret;
 
@@ -489,8 +546,13 @@ static int report(const char *path, const char *cmd, bool json)
 	ret = fetch(path, req, &text);
 	if (ret < 0)
 		return 1;
+	if (!json && !all && !strcmp(cmd, "stats") && strncmp(text, "error:", 6))
+		zeros = drop_zeros(text);
 	/* the switch's error goes out as it said it; the status says so */
 	if (fputs(text, stdout) == EOF)
+		ret = 1;
+	if (zeros &&
+	    printf("(%u counters at 0 not shown; stats --all shows them)\n", zeros) < 0)
 		ret = 1;
 	free(text);
 	return ret;
@@ -523,7 +585,7 @@ static int forward(const char *path, int argc, char **argv)
 int vs_ctl_client(int argc, char **argv)
 {
 	const char *path = NULL, *cmd = NULL;
-	bool json = false;
+	bool json = false, all = false;
 	int i;
 
 	for (i = 1; i < argc && !cmd; i++) {
@@ -543,11 +605,13 @@ int vs_ctl_client(int argc, char **argv)
 			cmd = argv[i];
 		} else {
 			return ctl_usage("%s: unknown argument (want %s)", argv[i],
-					 "--ctl PATH ports|fdb|stats|channels [--json], capture ..., top [--count N]");
+					 "[--ctl PATH] ports|fdb|stats [--all]|channels [--json], capture ..., top [--count N]");
 		}
 	}
-	if (!path)
-		return ctl_usage("--ctl: missing (the switch's control socket)");
+	if (!path) {
+		path = CTL_SERVICE_PATH;
+		ctl_defaulted = true;
+	}
 	if (!cmd)
 		return ctl_usage("no command (ports, fdb, stats, channels, capture or top)");
 	if (!strcmp(cmd, "capture"))
@@ -559,10 +623,12 @@ int vs_ctl_client(int argc, char **argv)
 	for (; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
 			json = true;
+		else if (!strcmp(argv[i], "--all") && !strcmp(cmd, "stats"))
+			all = true;
 		else if (!strncmp(argv[i], "--", 2))
 			return ctl_usage("%s: unknown argument", argv[i]);
 		else
 			return ctl_usage("%s: only one command", argv[i]);
 	}
-	return report(path, cmd, json);
+	return report(path, cmd, json, all);
 }

@@ -534,7 +534,8 @@ static void send_failed(struct vs_switch *sw, struct vs_port *p,
 			return;
 		}
 		sw->st.dead_peers++;
-		vs_port_remove(sw, p, strerror(err));
+		/* its socket closed or went: the guest left */
+		vs_port_remove(sw, p, NULL);
 	} else {
 		p->st.tx_errors++;
 		vs_queue_pop(p);

@@ -160,6 +160,27 @@ static bool fdb_port_full(const struct vs_switch *sw, const struct vs_port *p)
 }
 
 /*
+ * An address still in use on @from was sent from @to: a guest that moved,
+ * or two guests with one MAC, which then lose each other's frames.  Said
+ * at most every VS_FDB_MOVED_LOG_MS; fdb_moves counts them all.
+ */
+#define VS_FDB_MOVED_LOG_MS	10000
+
+static void fdb_moved_in_use(struct vs_switch *sw, const struct vs_port *from,
+			     const struct vs_port *to, const char *mac)
+{
+	struct vs_fdb *fdb = &sw->fdb;
+
+	if (fdb->moved_log_ms && sw->now_ms < fdb->moved_log_ms + VS_FDB_MOVED_LOG_MS)
+		return;
+	fdb->moved_log_ms = sw->now_ms ? sw->now_ms : 1;
+	vs_log(sw, 0,
+	       "fdb: %s moved from port %u (%s) to port %u (%s) while in use: two guests with the same MAC address? (fdb_moves %llu; said once in %u s)",
+	       mac, from->id, from->name, to->id, to->name,
+	       (unsigned long long)sw->st.fdb_moves, VS_FDB_MOVED_LOG_MS / 1000);
+}
+
+/*
  * @mac on @vlan was seen coming from @p.  Returns true when the table
  * has it on @p now, false when @p had no room left for it (fdb_full):
  * then the address stays where it was, or unknown.
@@ -180,9 +201,11 @@ bool vs_fdb_learn(struct vs_switch *sw, struct vs_port *p,
 				p->st.fdb_full++;
 				return false;
 			}
-			if (!fdb_expired(sw, e))
-				sw->st.fdb_moves++;
 			vs_mac_str(m, mac);
+			if (!fdb_expired(sw, e)) {
+				sw->st.fdb_moves++;
+				fdb_moved_in_use(sw, e->port, p, m);
+			}
 			vs_log(sw, 2, "fdb: %s vlan %u moves from port %u to %u",
 			       m, vlan, e->port->id, p->id);
 			if (e->port->chan.n)

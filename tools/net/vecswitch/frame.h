@@ -81,6 +81,7 @@ struct vs_fdb {
 	unsigned int max;
 	unsigned int count;
 	int free_head;
+	uint64_t moved_log_ms;		/* last "possible duplicate" message */
 };
 
 /* buf.c */

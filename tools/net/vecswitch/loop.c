@@ -157,6 +157,7 @@ void vs_loop_run(struct vs_switch *sw)
 		if (sw->now_ms >= sw->next_sweep_ms) {
 			vs_fdb_sweep(sw);
 			vs_dgram_port_age(sw);
+			vs_vhost_sweep(sw);
 			vs_ctl_expire(sw);
 			vs_nat_tick(sw);
 			if (sw->tap)

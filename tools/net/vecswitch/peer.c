@@ -47,6 +47,23 @@ static bool is_own(const struct vs_switch *sw, const struct stat *st)
 	return false;
 }
 
+/* Why the sender's socket file could not be opened, for the log */
+static const char *pin_open_error(int err)
+{
+	switch (err) {
+	case ENOENT:
+		return "socket file not found";
+	case EACCES:
+		return "a directory on the way to its socket file is closed to the switch's user "
+		       "(the guest's directories must let it search them, e.g. by the group of --group)";
+	case ELOOP:
+		return "its socket name is a symbolic link";
+	case ENOTDIR:
+		return "a component of its socket name is not a directory";
+	}
+	return "socket file cannot be opened";
+}
+
 /*
  * Pin the address @addr of a sender with credentials @cred into @pin.
  * Returns NULL, or why the sender cannot be a port.
@@ -78,7 +95,7 @@ const char *vs_peer_pin(const struct vs_switch *sw,
 	/* the last component must itself be the socket, not a link to one */
 	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return "socket file not found";
+		return pin_open_error(errno);
 	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode)) {
 		close(fd);
 		return "not a socket";

@@ -153,13 +153,15 @@ static void port_detach(struct vs_switch *sw, struct vs_port *p)
 /*
  * Take a port out of service at once; its memory goes at the end of the
  * loop turn (vs_port_reap) so that callers up the stack may still look at it.
+ * @why says why the switch removes it; NULL is a guest that left by itself
+ * (its socket or connection closed), which is no error.
  */
 void vs_port_remove(struct vs_switch *sw, struct vs_port *p, const char *why)
 {
 	if (p->dead)
 		return;
-	vs_log(sw, 1, "port %u (%s %s) removed: %s", p->id, p->ops->name,
-	       p->name, why);
+	vs_log(sw, 1, "port %u (%s %s) %s%s", p->id, p->ops->name, p->name,
+	       why ? "removed: " : "left", why ? why : "");
 	p->dead = true;
 	sw->ndead++;
 	sw->st.ports_removed++;

@@ -169,6 +169,9 @@ struct vs_port_stream {
 struct vs_port_vhost {
 	struct vs_vhost *vh;
 	bool busy;
+	/* since when it has features but no memory table; said so */
+	uint64_t no_mem_ms;
+	bool no_mem_said;
 };
 
 struct vs_port {
@@ -302,6 +305,7 @@ bool vs_diag_reading(const struct vs_switch *sw, const struct vs_port *p);
 /* vhost_port.c */
 void vs_vhost_kick(struct vs_switch *sw, struct vs_port *p, unsigned int q);
 void vs_vhost_poll_busy(struct vs_switch *sw);
+void vs_vhost_sweep(struct vs_switch *sw);
 
 /* Where dgram port @p's socket @k (0: its main one) is sent to */
 static inline const struct sockaddr_un *vs_mq_dst(const struct vs_port *p,

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -83,6 +84,21 @@ const struct vs_port_ops vs_tap_ops = {
 	.flush		= tap_flush,
 };
 
+/*
+ * Making a tap device, or attaching to one that is not ours, takes
+ * CAP_NET_ADMIN; a device made beforehand for this user does not.
+ */
+static void tap_perm_error(struct vs_switch *sw, const char *ifname)
+{
+	struct passwd *pw = getpwuid(geteuid());
+	char uid[16];
+
+	snprintf(uid, sizeof(uid), "%u", (unsigned int)geteuid());
+	vs_log(sw, 0,
+	       "--tap %s: not permitted without CAP_NET_ADMIN: run as root, or have root make the device for this user first: ip tuntap add dev %s mode tap user %s",
+	       ifname, ifname, pw ? pw->pw_name : uid);
+}
+
 int vs_tap_open(struct vs_switch *sw, const char *ifname)
 {
 	char name[VS_NAME_LEN];
@@ -99,8 +115,11 @@ int vs_tap_open(struct vs_switch *sw, const char *ifname)
 	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
-		vs_log(sw, 0, "--tap %s: TUNSETIFF: %s", ifname,
-		       strerror(errno));
+		if (errno == EPERM)
+			tap_perm_error(sw, ifname);
+		else
+			vs_log(sw, 0, "--tap %s: TUNSETIFF: %s", ifname,
+			       strerror(errno));
 		close(fd);
 		return -1;
 	}

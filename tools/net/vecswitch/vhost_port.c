@@ -163,6 +163,48 @@ static int attach(struct vs_switch *sw, struct vs_port *p)
 	return 0;
 }
 
+/*
+ * A frontend sets its features as it starts the
+ * device, and gives its memory table next; one that does not has given
+ * up on its side, as QEMU does when its guest memory is not shared
+ * ("Failed initializing vhost-user memory map", then virtio without
+ * us).  Say so once, and mark the port in its name, which ctl ports,
+ * top and capture show: it would otherwise look like any other.
+ */
+static void check_memory(struct vs_switch *sw, struct vs_port *p)
+{
+	const struct vs_vhost *v = p->vhost.vh;
+	size_t n;
+
+	if (!v || !v->features_set || v->nregions) {
+		p->vhost.no_mem_ms = 0;
+		return;
+	}
+	if (!p->vhost.no_mem_ms)
+		p->vhost.no_mem_ms = sw->now_ms;
+	if (p->vhost.no_mem_said || sw->now_ms - p->vhost.no_mem_ms < 1000)
+		return;
+	p->vhost.no_mem_said = true;
+	vs_log(sw, 0,
+	       "port %u (vhost-user %s): the frontend started its device without giving it memory: is its guest memory shared? (QEMU: -object memory-backend-memfd,id=mem,size=SIZE,share=on -numa node,memdev=mem, SIZE as -m)",
+	       p->id, p->name);
+	n = strlen(p->name);
+	snprintf(p->name + n, sizeof(p->name) - n, " [no memory]");
+}
+
+/* Once a second: each vhost-user port's frontend, for one that gave up */
+void vs_vhost_sweep(struct vs_switch *sw)
+{
+	unsigned int i;
+
+	for (i = 0; i < sw->nports; i++) {
+		struct vs_port *p = sw->ports[i];
+
+		if (p && !p->dead && p->ops == &vs_vhost_ops)
+			check_memory(sw, p);
+	}
+}
+
 /* ---- from the guest ------------------------------------------------------ */
 
 /* Frames with offloads the guest was not offered are not taken */

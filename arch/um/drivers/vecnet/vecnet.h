@@ -515,6 +515,13 @@ struct vecnet_chans {
 struct vecnet_link {
 	struct delayed_work work;
 	unsigned int backoff_ms;
+	/*
+	 * Why the peer's socket did not answer last (0: it did), and its
+	 * path and the switch option that makes the right kind of socket
+	 */
+	int why;
+	const char *path;
+	const char *want;
 	/* Gratuitous ARP and unsolicited NA once the peer can hear them */
 	struct delayed_work announce_work;
 	unsigned int announce_waits;	/* for the link watch, see there */
@@ -639,6 +646,8 @@ int vecnet_reshape(struct net_device *dev, const struct vecnet_shape *s,
 int vecnet_set_queues(struct net_device *dev, unsigned int n);
 void vecnet_close_fd(struct vecnet_dev *vn);
 int vecnet_replace_fd(struct vecnet_dev *vn, int fd);
+void vecnet_link_unreachable(struct vecnet_dev *vn, const char *path,
+			     const char *want, int err);
 
 /* vecnet_rx.c */
 int vecnet_rx(struct vecnet_queue *q, int budget);

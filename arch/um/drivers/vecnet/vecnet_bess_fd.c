@@ -110,8 +110,7 @@ static int vecnet_bess_open(struct vecnet_dev *vn)
 	 * all the same.  An unconnected socket reads nothing and refuses
 	 * to send; the link check replaces it once the peer answers.
 	 */
-	netdev_info(vn->dev, "no peer at %s yet (%d), carrier off\n",
-		    bess->dst, fd);
+	vecnet_link_unreachable(vn, bess->dst, "--seqpacket", fd);
 	fd = vecnet_user_unix_seqpacket(NULL, NULL);
 	if (fd < 0)
 		return fd;

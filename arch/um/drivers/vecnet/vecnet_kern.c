@@ -187,6 +187,50 @@ static void vecnet_announce_work(struct work_struct *work)
 }
 
 /*
+ * Why the peer's socket at @path does not answer, in words, with what to
+ * do about it; said when the reason changes, not at every retry.  @want
+ * is the switch option that makes the kind of socket the transport
+ * needs.  The probe's errors come back here through vecnet_link_work.
+ */
+void vecnet_link_unreachable(struct vecnet_dev *vn, const char *path,
+			     const char *want, int err)
+{
+	struct net_device *dev = vn->dev;
+	unsigned int uid, gid, mode, me;
+
+	vn->link.path = path;
+	vn->link.want = want;
+	if (err == vn->link.why)
+		return;
+	vn->link.why = err;
+	switch (err) {
+	case -ENOENT:
+		netdev_info(dev, "no socket at %s yet (is the switch running?): carrier off until one answers\n",
+			    path);
+		break;
+	case -ECONNREFUSED:
+		netdev_info(dev, "nobody reads the socket at %s (has the switch stopped?): carrier off until one does\n",
+			    path);
+		break;
+	case -EACCES:
+		if (vecnet_user_file_owner(path, &uid, &gid, &mode, &me))
+			netdev_warn(dev, "%s: permission denied on the way there: a directory is closed to host uid %u, which this guest runs as\n",
+				    path, me);
+		else
+			netdev_warn(dev, "%s: permission denied: the socket is uid %u gid %u mode %04o, this guest runs as host uid %u; the switch's --mode and --group say who may attach (--mode 0660 --group G, with this user in G)\n",
+				    path, uid, gid, mode, me);
+		break;
+	case -EPROTOTYPE:
+		netdev_warn(dev, "%s: wrong kind of socket: is it the switch's --vhost-user or --stream socket? use its %s one\n",
+			    path, want);
+		break;
+	default:
+		netdev_warn(dev, "cannot reach the socket at %s: error %d, carrier off\n",
+			    path, err);
+	}
+}
+
+/*
  * The probe found the peer (@restarted: a new one in place of the one
  * before).  A peer found anew is asked for headers first; with vnet=1
  * the carrier waits for its answer.
@@ -196,6 +240,8 @@ static void vecnet_link_present(struct vecnet_dev *vn, bool restarted)
 	struct net_device *dev = vn->dev;
 	bool was_on = netif_carrier_ok(dev);
 
+	/* a later failure is worth saying again */
+	vn->link.why = 0;
 	/* nego_tries is 0 once the peer was lost: a new one is asked */
 	if (restarted || !vn->nego.tries)
 		vecnet_nego_start(vn);
@@ -244,6 +290,10 @@ static void vecnet_link_work(struct work_struct *work)
 			vecnet_peer_lost(vn);
 			spin_unlock_bh(&vn->q[0].tx.lock);
 		}
+		/* a switch away for a restart is no news; a mistake is */
+		if (vn->link.path && err != -ENOENT && err != -ECONNREFUSED)
+			vecnet_link_unreachable(vn, vn->link.path,
+						vn->link.want, err);
 		delay = vn->link.backoff_ms;
 		vn->link.backoff_ms = min(vn->link.backoff_ms * 2,
 					  VECNET_LINK_CHECK_MS);
@@ -445,6 +495,7 @@ static int vecnet_open(struct net_device *dev)
 	vn->nq = vn->cfg.queues;
 	vn->batch = vn->cfg.vec ? vn->rx_depth : 1;
 	vn->link.backoff_ms = VECNET_LINK_MIN_MS;
+	vn->link.why = 0;
 	vecnet_tx_big_setup(vn);
 	for (i = 0; i < vn->nq; i++)
 		vecnet_q_reset(&vn->q[i]);

@@ -109,7 +109,7 @@ void vecnet_peer_lost(struct vecnet_dev *vn)
 	netdev_info(vn->dev, "peer gone, carrier off\n");
 	/* without a carrier, the link check runs on its own schedule */
 	if (vn->transport->probe_peer)
-		mod_delayed_work(system_wq, &vn->link.work,
+		mod_delayed_work(system_percpu_wq, &vn->link.work,
 				 msecs_to_jiffies(vn->link.backoff_ms));
 }
 
@@ -161,7 +161,7 @@ static void vecnet_q_peer_gone(struct vecnet_queue *q)
 
 	vecnet_tx_drop_all(q);
 	if (vn->transport->probe_peer)
-		mod_delayed_work(system_wq, &vn->link.work, 0);
+		mod_delayed_work(system_percpu_wq, &vn->link.work, 0);
 }
 
 /*

@@ -216,8 +216,7 @@ static int vecnet_unixdgram_open(struct vecnet_dev *vn)
 		err = vecnet_unixdgram_connect_queues(vn);
 	if (!err)
 		return 0;
-	netdev_info(vn->dev, "no peer at %s yet (%d), carrier off\n",
-		    ud->peer, err);
+	vecnet_link_unreachable(vn, ud->peer, "--dgram", err);
 	return -ENOTCONN;
 }
 

@@ -128,6 +128,21 @@ int vecnet_user_unix_connect(int fd, const char *peer, unsigned long long *id)
 	return 0;
 }
 
+int vecnet_user_file_owner(const char *path, unsigned int *uid,
+			   unsigned int *gid, unsigned int *mode,
+			   unsigned int *me)
+{
+	struct stat st;
+
+	*me = geteuid();
+	if (stat(path, &st) < 0)
+		return -errno;
+	*uid = st.st_uid;
+	*gid = st.st_gid;
+	*mode = st.st_mode & 07777;
+	return 0;
+}
+
 /*
  * Whether the socket that @fd is connected to has closed, asked of the
  * host's unix_diag without sending anything: a closed peer has lost

@@ -14,6 +14,13 @@
 int vecnet_user_unix_dgram(const char *local, int sndbuf);
 /* @id identifies the socket file that answered (0: unknown) */
 int vecnet_user_unix_connect(int fd, const char *peer, unsigned long long *id);
+/*
+ * The owner, group and mode of the file at @path, and the host user
+ * this guest runs as in @me, for a message
+ */
+int vecnet_user_file_owner(const char *path, unsigned int *uid,
+			   unsigned int *gid, unsigned int *mode,
+			   unsigned int *me);
 /* 1: the socket @fd is connected to has closed, 0: it is open */
 int vecnet_user_unix_peer_closed(int fd);
 /* @local and @peer may be NULL */

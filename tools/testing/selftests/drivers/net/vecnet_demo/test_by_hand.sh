@@ -5,7 +5,8 @@
 # its console on a pipe standing in for a terminal.  The typed commands
 # ping a second guest on the switch; leaving the shell powers the guest
 # off and its uml_dir is gone.  Then the helper's errors for a missing
-# switch, a bad address and a missing NAME, and the example unit file
+# switch, a bad address, a multicast, malformed or zero --mac (refused
+# before a guest boots without vec0) and a missing NAME, and the example unit file
 # passes systemd-analyze verify.
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
@@ -62,6 +63,12 @@ expect_usage() {
 expect_usage "no switch" "--switch $TEST_TMP/none.sock: no socket there" \
 	--switch "$TEST_TMP/none.sock" g
 expect_usage "bad address" "--ip '198.18.12': not ADDR/LEN" --switch "$sock" --ip 198.18.12 g
+expect_usage "multicast --mac" "--mac 01:00:5e:00:00:01: a multicast address" \
+	--switch "$sock" --mac 01:00:5e:00:00:01 g
+expect_usage "malformed --mac" "--mac '02:00:00:00:01': not an address like" \
+	--switch "$sock" --mac 02:00:00:00:01 g
+expect_usage "zero --mac" "--mac 00:00:00:00:00:00: all zeros" \
+	--switch "$sock" --mac 00:00:00:00:00:00 g
 expect_usage "no name" "give the guest's NAME" --switch "$sock"
 expect_usage "no --switch" "--switch PATH is required" g
 

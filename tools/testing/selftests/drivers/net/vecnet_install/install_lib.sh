@@ -18,7 +18,7 @@ hider_start() {
 	ip netns exec "$ns" unshare -m --propagation private sh -c '
 		mount -t tmpfs tmpfs "$2" && mount -t tmpfs tmpfs "$1" &&
 		mount -t tmpfs -o mode=0755 tmpfs /run &&
-		mkdir -m 0750 /run/vecswitch && chown "$4:$3" /run/vecswitch &&
+		mkdir -m 0751 /run/vecswitch && chown "$4:$3" /run/vecswitch &&
 		touch /run/.vecnet-hidden && exec sleep 900' \
 		sh "$VECNET_SRC" "$VECNET_BUILD" "$grp" "$uid" >/dev/null 2>&1 &
 	HIDER=$!
@@ -39,7 +39,7 @@ unit_user() {
 # unit_switch PID UNIT GROUP: start the ExecStart= command line of UNIT
 # in the hider PID as the unit would: as unit_user with GROUP as its
 # group, no capabilities, umask 0007.  GROUP stands in for the unit's
-# --group where that group does not exist.  Its standard error goes to
+# --group and --ctl-group, whose groups may not exist here.  Its standard error goes to
 # $TEST_TMP/switch.log.
 unit_switch() {
 	local pid=$1 unit=$2 grp=$3 cmd i gid uid
@@ -47,7 +47,9 @@ unit_switch() {
 	read -ra cmd < <(sed -n '/^ExecStart=/,/[^\\]$/p' "$unit" |
 		sed 's/^ExecStart=//; s/\\$//' | tr '\n\t' '  ')
 	for i in "${!cmd[@]}"; do
-		[ "${cmd[$i]}" = --group ] && cmd[i + 1]=$grp
+		case ${cmd[$i]} in
+		--group | --ctl-group) cmd[i + 1]=$grp ;;
+		esac
 	done
 	echo "${cmd[*]}" >"$TEST_TMP/switch.cmd"
 	uid=$(unit_user "$unit")

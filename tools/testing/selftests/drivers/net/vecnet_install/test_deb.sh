@@ -7,7 +7,7 @@
 # they install with apt-get from the files alone and purge cleanly.
 # Installed: the programs, man pages and unit are where Debian wants
 # them, vecswitch was built with Debian's hardening flags (hardening-check),
-# the group vecnet and the user vecswitch exist, the unit passes systemd-analyze verify,
+# the groups vecnet and vecnet-admin and the user vecswitch exist, the unit passes systemd-analyze verify,
 # its ExecStart= command line runs as that user
 # (where systemd is not PID 1 to start it), and two guests from the
 # installed vecnet-guest ping each other through it, with the source
@@ -48,18 +48,24 @@ check_err $? "vecswitch has no /$sysctl_conf"
 grep -qx 'net.unix.max_dgram_qlen = 512' "$VECNET_SRC/debian/sysctl/vecswitch.conf"
 check_err $? "debian/sysctl/vecswitch.conf does not set net.unix.max_dgram_qlen = 512"
 
-had_group=0 had_user=0
+had_group=0 had_admin=0 had_user=0
 getent group vecnet >/dev/null && had_group=1
+getent group vecnet-admin >/dev/null && had_admin=1
 getent passwd vecswitch >/dev/null && had_user=1
 # the postinst applies the file: the machine's own value comes back after
 qlen=$(sysctl -n net.unix.max_dgram_qlen)
 # shellcheck disable=SC2317  # invoked through on_exit
+restore_ids() {
+	[ "$had_user" = 1 ] || userdel vecswitch 2>/dev/null
+	[ "$had_group" = 1 ] || groupdel vecnet 2>/dev/null
+	[ "$had_admin" = 1 ] || groupdel vecnet-admin 2>/dev/null
+	true
+}
+# shellcheck disable=SC2317  # invoked through on_exit
 restore() {
 	dpkg -P vecswitch vecnet-uml >/dev/null 2>&1
 	sysctl -q -w net.unix.max_dgram_qlen="$qlen" >/dev/null 2>&1
-	[ "$had_user" = 1 ] || userdel vecswitch 2>/dev/null
-	[ "$had_group" = 1 ] || groupdel vecnet 2>/dev/null
-	true
+	restore_ids
 }
 on_exit restore
 out=$(DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${debs[@]}" 2>&1)
@@ -89,8 +95,8 @@ out=$(hardening-check "${hardening[@]}" /usr/bin/vecswitch 2>&1)
 check_err $? "the packaged vecswitch lacks hardening: $out"
 [ "$(vecnet-guest --version | cut -d' ' -f2)" = "$(vecswitch --version | cut -d' ' -f2)" ]
 check_err $? "the installed versions differ"
-getent group vecnet >/dev/null
-check_err $? "the package did not create the group vecnet"
+getent group vecnet >/dev/null && getent group vecnet-admin >/dev/null
+check_err $? "the package did not create the groups vecnet and vecnet-admin"
 [ "$(id -gn vecswitch 2>/dev/null)" = vecnet ]
 check_err $? "the package did not create the user vecswitch in the group vecnet"
 unit=/lib/systemd/system/vecswitch.service
@@ -105,6 +111,8 @@ if [ -d /run/systemd/system ]; then
 	echo "# systemd runs here, but the test stays off the machine's services"
 fi
 unit_switch "$HIDER" "$unit" vecnet
+# userdel refuses while the switch runs as vecswitch: again once it is gone
+on_exit restore_ids
 grep -q '^/usr/bin/vecswitch ' "$TEST_TMP/switch.cmd"
 check_err $? "ExecStart runs: $(cat "$TEST_TMP/switch.cmd")"
 wait_for 10 in_hider "$HIDER" test -S /run/vecswitch/switch.sock

@@ -3,10 +3,12 @@
 #
 # make install and make uninstall.  Into a staging tree (DESTDIR): exactly
 # the expected files with their modes, the unit and vecnet-guest with the
-# paths of PREFIX filled in, man pages that 'man --warnings' renders
+# paths of PREFIX filled in, the kernel stripped as the package ships it,
+# the package's sysctl.d file, man pages that 'man --warnings' renders
 # without a warning, --version of both programs, and an uninstall that
 # leaves the staging tree empty.  Then installed for real under a
-# temporary PREFIX: the installed vecswitch runs the unit's command line
+# temporary PREFIX: the installed vecswitch runs the unit's command line,
+# its control socket serves the unit's group and no one else by default,
 # and two guests from the installed vecnet-guest ping each other through
 # it while the source tree and build/ are hidden from them.
 
@@ -27,6 +29,7 @@ check_err $? "make install DESTDIR failed: $out"
 want="755 usr/local/bin/vecnat
 755 usr/local/bin/vecnet-guest
 755 usr/local/bin/vecswitch
+644 usr/local/lib/sysctl.d/vecswitch.conf
 644 usr/local/lib/systemd/system/vecswitch.service
 755 usr/local/lib/vecnet/vmlinux
 644 usr/local/share/man/man1/vecnet-guest.1
@@ -40,8 +43,14 @@ grep -q '^ExecStart=/usr/local/bin/vecswitch ' "$dest/usr/local/lib/systemd/syst
 check_err $? "the unit's ExecStart does not name /usr/local/bin/vecswitch"
 grep -qx 'libdir=/usr/local/lib/vecnet' "$dest/usr/local/bin/vecnet-guest"
 check_err $? "the installed vecnet-guest does not look in /usr/local/lib/vecnet"
-cmp -s "$VECNET_BUILD/vmlinux" "$dest/usr/local/lib/vecnet/vmlinux"
-check_err $? "the installed kernel is not build/vmlinux"
+# build/vmlinux without its symbol table, a tenth of its size or less;
+# the installed guests below boot it
+kernel=$dest/usr/local/lib/vecnet/vmlinux
+[ -f "$kernel" ] && ! readelf -S "$kernel" | grep -qF .symtab &&
+	[ $(($(stat -c %s "$kernel") * 10)) -le "$(stat -Lc %s "$VECNET_BUILD/vmlinux")" ]
+check_err $? "the installed kernel is not stripped: $(stat -c %s "$kernel") bytes"
+cmp -s "$VECNET_SRC/debian/sysctl/vecswitch.conf" "$dest/usr/local/lib/sysctl.d/vecswitch.conf"
+check_err $? "the installed sysctl.d file is not the package's"
 
 for page in man8/vecswitch.8 man7/vecnet.7 man1/vecnet-guest.1; do
 	f=$dest/usr/local/share/man/$page
@@ -114,6 +123,19 @@ mode=$(in_hider "$hider" stat -c '%a %U %G' /run/vecswitch/switch.sock)
 want="660 $(id -nu "$user") $grp"
 [ "$mode" = "$want" ]
 check_err $? "the switch's socket is '$mode', not '$want'"
+# the control socket is the group's (vecnet-admin's, here GROUP's): a
+# member finds it without --ctl, anyone else is told why not
+mode=$(in_hider "$hider" stat -c '%a %U %G' /run/vecswitch/ctl.sock)
+[ "$mode" = "$want" ]
+check_err $? "the control socket is '$mode', not '$want'"
+gid=$(getent group "$grp" | cut -d: -f3)
+out=$(in_hider "$hider" setpriv --reuid=12345 --regid="$gid" --clear-groups \
+	"$prefix/bin/vecswitch" ctl ports 2>&1)
+check_err $? "a member of the control socket's group cannot use it: $out"
+out=$(in_hider "$hider" setpriv --reuid=12345 --regid=12345 --clear-groups \
+	"$prefix/bin/vecswitch" ctl ports 2>&1)
+[ $? -eq 1 ] && grep -q 'ctl.sock: Permission denied: its owner and group may use it' <<<"$out"
+check_err $? "one outside the group: $out"
 
 guest_pair_ping "$hider" "$prefix/bin/vecnet-guest" /run/vecswitch/switch.sock inst
 
