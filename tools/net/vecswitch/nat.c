@@ -209,8 +209,13 @@ static int nat_run(struct vs_switch *sw, bool wait)
 		vs_log(sw, 0, "nat: cannot start %s: %s", nat.path, strerror(errno));
 		goto out;
 	}
+	/*
+	 * the NAT process is not trusted either: no descriptors from it,
+	 * and any that got through go to the closer (vs_recv_rights)
+	 */
+	(void)vs_refuse_rights(sw, ctl[0]);
 	if (nat.ctl_fd >= 0)
-		close(nat.ctl_fd);
+		vs_close_later(sw, nat.ctl_fd);
 	nat.ctl_fd = ctl[0];
 	ctl[0] = -1;
 	r = 0;
@@ -256,7 +261,7 @@ static bool nat_ask(struct vs_switch *sw, const char *req, char *out,
 	if (!nat.pid || nat.ctl_fd < 0)
 		return false;
 	/* an answer to an earlier request that came too late */
-	while ((n = recv(nat.ctl_fd, out, len - 1, MSG_DONTWAIT)) > 0) {
+	while ((n = vs_recv_rights(sw, nat.ctl_fd, out, len - 1)) > 0) {
 		out[n] = '\0';
 		take_stats(sw, out);
 	}
@@ -268,7 +273,7 @@ static bool nat_ask(struct vs_switch *sw, const char *req, char *out,
 
 		if (now >= end || poll(&p, 1, end - now) != 1)
 			return false;
-		n = recv(nat.ctl_fd, out, len - 1, MSG_DONTWAIT);
+		n = vs_recv_rights(sw, nat.ctl_fd, out, len - 1);
 		if (n <= 0)
 			return false;
 		out[n] = '\0';
@@ -286,7 +291,7 @@ static void poll_stats(struct vs_switch *sw)
 	char out[128];
 	ssize_t n;
 
-	while ((n = recv(nat.ctl_fd, out, sizeof(out) - 1, MSG_DONTWAIT)) > 0) {
+	while ((n = vs_recv_rights(sw, nat.ctl_fd, out, sizeof(out) - 1)) > 0) {
 		out[n] = '\0';
 		take_stats(sw, out);
 	}
@@ -403,7 +408,7 @@ void vs_nat_stop(struct vs_switch *sw)
 	}
 	nat.pid = 0;
 	if (nat.ctl_fd >= 0)
-		close(nat.ctl_fd);
+		vs_close_later(sw, nat.ctl_fd);
 	nat.ctl_fd = -1;
 }
 
