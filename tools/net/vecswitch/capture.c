@@ -213,6 +213,7 @@ const char *vs_capture_start(struct vs_switch *sw, struct vs_ctl_conn *c,
 	memcpy(c->out, "capture\n", 8);
 	c->outlen = 8;
 	sw->ncap++;
+	vs_ev_capture(sw, c - sw->ctl, true, 0, 0);
 	if (!k->nport || k->nmac) {
 		/* an address can be behind any port, and move */
 		bool had = false;
@@ -312,6 +313,7 @@ void vs_capture_end(struct vs_switch *sw, struct vs_ctl_conn *c)
 	put(c, &r, n, VS_CAP_BUF);
 	k->ended = true;
 	release(sw, k);
+	vs_ev_capture(sw, c - sw->ctl, false, k->captured, k->lost);
 }
 
 /* Has @c's capture said all it will? Then it closes once its output is out */
@@ -325,6 +327,9 @@ void vs_capture_free(struct vs_switch *sw, struct vs_ctl_conn *c)
 {
 	if (!c->cap)
 		return;
+	if (!c->cap->ended)
+		vs_ev_capture(sw, c - sw->ctl, false, c->cap->captured,
+			      c->cap->lost);
 	release(sw, c->cap);
 	free(c->cap);
 	c->cap = NULL;

@@ -207,6 +207,7 @@ static void chan_close(struct vs_switch *sw, struct vs_chan *c)
 			sw->st.chan_unsent++;
 	c->open = false;
 	sw->st.chan_revoked++;
+	vs_ev_chan(sw, false, c->port[0], c->mac[0], c->port[1], c->mac[1], c->nq);
 }
 
 /* Wait before the pair gets another channel (see VS_CHAN_RETRY_MS) */
@@ -418,6 +419,7 @@ void vs_chan_seen(struct vs_switch *sw, struct vs_port *in, const uint8_t *src,
 	c->open = true;
 	c->opened_ms = sw->now_ms;
 	sw->st.chan_opened++;
+	vs_ev_chan(sw, true, c->port[0], c->mac[0], c->port[1], c->mac[1], c->nq);
 }
 
 /* @mac no longer sits behind @p (moved, aged, or @p goes): drop its channels */

@@ -313,17 +313,12 @@ void vs_accept(struct vs_switch *sw, int lfd, const struct vs_port_ops *ops)
 			refuse(sw, fd, ops);
 			continue;
 		}
-		p = vs_port_new(sw, ops, fd, name);
+		p = vs_port_new(sw, ops, fd, name, clen ? &cred : NULL);
 		if (!p) {
 			vs_log(sw, 0, "%s connection refused: no free port",
 			       ops->name);
 			refuse(sw, fd, ops);
 			continue;
-		}
-		if (clen) {
-			p->has_owner = true;
-			p->owner_uid = cred.uid;
-			p->owner_pid = cred.pid;
 		}
 		if (ops->attach && ops->attach(sw, p) < 0)
 			vs_port_remove(sw, p, "out of memory");

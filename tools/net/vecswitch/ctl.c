@@ -6,7 +6,8 @@
  *
  * Protocol, on a SOCK_STREAM unix socket: the client sends one line
  * "<command>[ json]\n" with command ports, fdb, stats or channels; the
- * switch answers with the report and closes. Errors start with "error: "
+ * switch answers with the report and closes.  "capture ..." and
+ * "events[ json]" stay open and stream (capture.c, events.c). Errors start with "error: "
  * (text) or are an object {"error": "..."} (json).
  */
 #include <errno.h>
@@ -428,6 +429,14 @@ void vs_ctl_answer(struct vs_switch *sw, struct vs_ctl_conn *c)
 		sb_printf(&sb, "error: capture: %s\n", err);
 		goto out;
 	}
+	if (!strncmp(c->req, "events", 6) &&
+	    (!c->req[6] || strchr(" \t\r\n", c->req[6]))) {
+		err = vs_events_start(sw, c, c->req + 6);
+		if (!err)
+			return;
+		sb_printf(&sb, "error: events: %s\n", err);
+		goto out;
+	}
 	if (!strncmp(c->req, "forward", 7) &&
 	    (!c->req[7] || strchr(" \t\r\n", c->req[7]))) {
 		c->out = vs_nat_forward(sw, c->req + 7);
@@ -467,7 +476,7 @@ bad:
 	if (json)
 		sb_printf(&sb, "{\"error\":\"unknown request\"}\n");
 	else
-		sb_printf(&sb, "error: unknown request, want ports|fdb|stats|channels [json], or capture\n");
+		sb_printf(&sb, "error: unknown request, want ports|fdb|stats|channels [json], capture, or events [json]\n");
 out:
 	c->out = sb.p;
 	c->outlen = sb.oom ? 0 : sb.len;
@@ -485,6 +494,7 @@ bool vs_ctl_req_done(const struct vs_ctl_conn *c)
 static void ctl_close(struct vs_switch *sw, struct vs_ctl_conn *c)
 {
 	vs_capture_free(sw, c);
+	vs_events_free(sw, c);
 	if (c->fd >= 0)
 		close(c->fd);
 	free(c->out);
@@ -575,7 +585,7 @@ static void ctl_write(struct vs_switch *sw, struct vs_ctl_conn *c)
 		.data.u64 = vs_ev(VS_EV_CTL_CONN, c - sw->ctl),
 	};
 
-	if (c->cap)
+	if (c->cap || c->ev.on)
 		ev.events |= EPOLLIN;
 	while (c->outoff < c->outlen) {
 		ssize_t r = send(c->fd, c->out + c->outoff,
@@ -583,7 +593,9 @@ static void ctl_write(struct vs_switch *sw, struct vs_ctl_conn *c)
 				 MSG_DONTWAIT | MSG_NOSIGNAL);
 
 		if (r < 0 && errno == EAGAIN) {
-			epoll_ctl(sw->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+			if (!c->want_out)
+				epoll_ctl(sw->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+			c->want_out = true;
 			return;
 		}
 		if (r <= 0) {
@@ -593,17 +605,22 @@ static void ctl_write(struct vs_switch *sw, struct vs_ctl_conn *c)
 		c->outoff += r;
 	}
 	c->outoff = c->outlen = 0;
-	if (c->cap && !vs_capture_done(c)) {
+	if ((c->cap && !vs_capture_done(c)) || c->ev.on) {
 		ev.events = EPOLLIN;
-		epoll_ctl(sw->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+		if (c->want_out)
+			epoll_ctl(sw->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+		c->want_out = false;
 		return;
 	}
 	ctl_close(sw, c);
 }
 
-/* A capture's client stopped it (end of its input), or went */
-static void capture_input(struct vs_switch *sw, struct vs_ctl_conn *c,
-			  uint32_t events)
+/*
+ * A capture's client stopped it (end of its input), or went; an events
+ * client that sends anything, or goes, is done
+ */
+static void stream_input(struct vs_switch *sw, struct vs_ctl_conn *c,
+			 uint32_t events)
 {
 	char buf[64];
 	ssize_t r;
@@ -615,20 +632,31 @@ static void capture_input(struct vs_switch *sw, struct vs_ctl_conn *c,
 	r = vs_recv_rights(sw, c->fd, buf, sizeof(buf));
 	if (r < 0 && errno == EAGAIN && !(events & EPOLLHUP))
 		return;
+	if (c->ev.on) {
+		ctl_close(sw, c);
+		return;
+	}
 	/* anything sent after the request ends the capture too */
 	vs_capture_end(sw, c);
 	ctl_write(sw, c);
 }
 
-/* End of a loop turn: what the captures took goes to their clients */
+/*
+ * End of a loop turn: what the captures took and the events written go
+ * to their clients; one that is behind is written when its socket says
+ * it has room (EPOLLOUT), not tried again every turn
+ */
 void vs_ctl_flush(struct vs_switch *sw)
 {
 	unsigned int i;
 
-	for (i = 0; i < VS_CTL_MAX_CONN; i++)
-		if (sw->ctl[i].fd >= 0 && sw->ctl[i].cap &&
-		    sw->ctl[i].outlen > sw->ctl[i].outoff)
-			ctl_write(sw, &sw->ctl[i]);
+	for (i = 0; i < VS_CTL_MAX_CONN; i++) {
+		struct vs_ctl_conn *c = &sw->ctl[i];
+
+		if (c->fd >= 0 && (c->cap || c->ev.on) && !c->want_out &&
+		    c->outlen > c->outoff)
+			ctl_write(sw, c);
+	}
 }
 
 void vs_ctl_event(struct vs_switch *sw, unsigned int idx, uint32_t events)
@@ -639,11 +667,13 @@ void vs_ctl_event(struct vs_switch *sw, unsigned int idx, uint32_t events)
 	if (idx >= VS_CTL_MAX_CONN || sw->ctl[idx].fd < 0)
 		return;
 	c = &sw->ctl[idx];
-	if (c->cap) {
-		if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
-			capture_input(sw, c, events);
-		else
+	if (c->cap || c->ev.on) {
+		if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+			stream_input(sw, c, events);
+		} else {
+			c->want_out = false;
 			ctl_write(sw, c);
+		}
 		return;
 	}
 	if (c->out) {
@@ -671,9 +701,9 @@ void vs_ctl_expire(struct vs_switch *sw)
 {
 	unsigned int i;
 
-	/* a capture runs as long as its client wants */
+	/* a capture or an event stream runs as long as its client wants */
 	for (i = 0; i < VS_CTL_MAX_CONN; i++)
-		if (sw->ctl[i].fd >= 0 && !sw->ctl[i].cap &&
+		if (sw->ctl[i].fd >= 0 && !sw->ctl[i].cap && !sw->ctl[i].ev.on &&
 		    sw->now_ms >= sw->ctl[i].deadline_ms)
 			ctl_close(sw, &sw->ctl[i]);
 }

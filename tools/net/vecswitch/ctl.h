@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ctl.h - the control socket: its connections and captures (ctl.c,
- * capture.c), the NAT process it talks to (nat.c) and the client side,
- * `vecswitch ctl` (ctl_client.c).
+ * ctl.h - the control socket: its connections, captures and event
+ * streams (ctl.c, capture.c, events.c), the NAT process it talks to
+ * (nat.c) and the client side, `vecswitch ctl` (ctl_client.c).
  * Included by vecswitch.h, after its constants and configuration; not
  * on its own.
  */
@@ -19,7 +19,13 @@ struct vs_ctl_conn {
 	size_t outlen;
 	size_t outoff;
 	uint64_t deadline_ms;
+	bool want_out;			/* EPOLLOUT armed: the client is behind */
 	struct vs_capture *cap;		/* a capture it streams (capture.c) */
+	struct {			/* an event stream (events.c) */
+		bool on;
+		bool json;
+		uint64_t lost;		/* events not written since the last said */
+	} ev;
 };
 
 /*
@@ -49,6 +55,9 @@ struct vs_cap_rec {
 #define VS_CAP_BUF		(4u << 20) /* what its reader may be behind */
 #define VS_CAP_SNAP_MAX		262144
 
+#define VS_EV_MAX		4	/* events clients at once */
+#define VS_EV_BUF		(256u << 10) /* what an events reader may be behind */
+
 #define VS_CTL_MAX_CONN		8
 /* a control request and its answer, each way, client and switch */
 #define VS_CTL_TIMEOUT_MS	5000
@@ -72,13 +81,27 @@ void vs_capture_end(struct vs_switch *sw, struct vs_ctl_conn *c);
 void vs_capture_free(struct vs_switch *sw, struct vs_ctl_conn *c);
 bool vs_capture_done(const struct vs_ctl_conn *c);
 
+/* events.c */
+const char *vs_events_start(struct vs_switch *sw, struct vs_ctl_conn *c,
+			    const char *args);
+void vs_events_free(struct vs_switch *sw, struct vs_ctl_conn *c);
+void vs_ev_port(struct vs_switch *sw, const struct vs_port *p,
+		const char *why);
+void vs_ev_fdb(struct vs_switch *sw, const uint8_t *mac, uint16_t vlan,
+	       const struct vs_port *from, const struct vs_port *to);
+void vs_ev_chan(struct vs_switch *sw, bool open, const struct vs_port *a,
+		const uint8_t *ma, const struct vs_port *b, const uint8_t *mb,
+		unsigned int queues);
+void vs_ev_capture(struct vs_switch *sw, unsigned int id, bool start,
+		   uint64_t captured, uint64_t lost);
+
 /* nat.c */
 int vs_nat_start(struct vs_switch *sw);
 void vs_nat_tick(struct vs_switch *sw);
 void vs_nat_stop(struct vs_switch *sw);
 char *vs_nat_forward(struct vs_switch *sw, const char *args);
 char *vs_nat_guests(struct vs_switch *sw);
-void vs_nat_port(struct vs_switch *sw, struct vs_port *p);
+bool vs_nat_name(struct vs_switch *sw, pid_t pid, char *name);
 
 /* ctl_client.c */
 int vs_ctl_client(int argc, char **argv);

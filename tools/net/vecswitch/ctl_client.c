@@ -8,6 +8,9 @@
  *                                pcap by libpcap's dumper (capture.c has
  *                                the switch's side)
  *   top                          per-port rates, once a second
+ *   events                       a line for each port attached or gone,
+ *                                address learned, moved or aged, channel,
+ *                                capture, as it happens (events.c)
  *
  * Exit status 0, 1 when the switch or the socket answered with an error,
  * 2 for a bad command line.
@@ -45,6 +48,15 @@ static void on_stop(int sig)
 	stop = 1;
 }
 
+/* SIGINT and SIGTERM end what runs until interrupted, cleanly */
+static void catch_stop(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 static int __attribute__((format(printf, 1, 2))) ctl_usage(const char *fmt, ...)
 {
 	va_list ap;
@@ -55,6 +67,16 @@ static int __attribute__((format(printf, 1, 2))) ctl_usage(const char *fmt, ...)
 	fputc('\n', stderr);
 	va_end(ap);
 	return EXIT_USAGE;
+}
+
+/* A --count of 1 or more into *@n; -1 if @arg is not one */
+static int count_arg(const char *arg, unsigned long *n)
+{
+	char *end;
+
+	errno = 0;
+	*n = strtoul(arg, &end, 10);
+	return *end || errno || !*n || *arg == '-' ? -1 : 0;
 }
 
 static double now_s(void)
@@ -320,7 +342,6 @@ static int cap_run(int fd, struct cap_out *o)
 static int capture(const char *path, int argc, char **argv)
 {
 	struct cap_out o = { .snaplen = VS_CAP_SNAP_MAX };
-	struct sigaction sa = { .sa_handler = on_stop };
 	const char *file = NULL;
 	char req[512] = "capture";
 	char *end;
@@ -367,8 +388,7 @@ static int capture(const char *path, int argc, char **argv)
 	o.file = file;
 	/* a reader that goes (tcpdump quits) ends the capture, not us */
 	signal(SIGPIPE, SIG_IGN);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	catch_stop();
 	ret = 1;
 	fd = ctl_connect(path);
 	if (fd >= 0 && send_req(fd, path, req))
@@ -437,27 +457,23 @@ static int top_fetch(const char *path, char **text)
 static int top(const char *path, int argc, char **argv)
 {
 	static struct top_port a[TOP_PORTS], b[TOP_PORTS];
-	struct sigaction sa = { .sa_handler = on_stop };
 	struct top_port *prev = a, *cur = b, *t;
 	unsigned int np = 0, nc, i, j;
 	unsigned long count = 0, shown = 0;
 	bool tty = isatty(STDOUT_FILENO);
 	double t0, t1;
-	char *text, *end;
+	char *text;
 
 	for (i = 0; i < (unsigned int)argc; i++) {
 		if (!strcmp(argv[i], "--count") && i + 1 < (unsigned int)argc) {
-			errno = 0;
-			count = strtoul(argv[++i], &end, 10);
-			if (*end || errno || !count)
+			if (count_arg(argv[++i], &count))
 				return ctl_usage("top: --count: want 1 or more refreshes");
 		} else {
 			return ctl_usage("top: %s: unknown argument (want [--count N])",
 					 argv[i]);
 		}
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	catch_stop();
 	if (top_fetch(path, &text))
 		return 1;
 	np = top_parse(text, prev, TOP_PORTS);
@@ -582,6 +598,92 @@ static int forward(const char *path, int argc, char **argv)
 	return ret;
 }
 
+/* ---- events ---------------------------------------------------------------- */
+
+/*
+ * Copy the event lines from @fd to stdout, each as it comes, until the
+ * user stops it (0), @count lines (0), or the switch goes (1)
+ */
+static int ev_run(int fd, unsigned long count)
+{
+	char buf[8192];
+	size_t len = 0, i, start;
+	bool started = false;
+	unsigned long lines = 0;
+
+	while (!stop) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+
+		if (poll(&pfd, 1, 200) <= 0)
+			continue;
+		r = recv(fd, buf + len, sizeof(buf) - len, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r < 0)
+				fprintf(stderr, "vecswitch ctl: receive: %s\n", strerror(errno));
+			else if (!started && len)
+				fprintf(stderr, "vecswitch ctl: the switch says: %.*s\n",
+					(int)len - (buf[len - 1] == '\n'), buf);
+			else
+				fprintf(stderr, "vecswitch ctl: events: the switch closed the stream\n");
+			return 1;
+		}
+		len += r;
+		for (start = 0, i = 0; i < len; i++) {
+			if (buf[i] != '\n')
+				continue;
+			if (!started) {
+				if (i != 6 || memcmp(buf, "events", 6))
+					break;	/* an error: read it whole */
+				started = true;
+			} else if (fwrite(buf + start, 1, i + 1 - start, stdout) !=
+					   i + 1 - start || fflush(stdout)) {
+				fprintf(stderr, "vecswitch ctl: events: the output refused a write\n");
+				return 1;
+			} else if (count && ++lines == count) {
+				return 0;
+			}
+			start = i + 1;
+		}
+		memmove(buf, buf + start, len - start);
+		len -= start;
+		if (len == sizeof(buf)) {
+			fprintf(stderr, "vecswitch ctl: events: a line longer than %zu bytes\n",
+				sizeof(buf));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* events [--json] [--count N]: what happens to the switch, a line each */
+static int events(const char *path, int argc, char **argv, bool json)
+{
+	unsigned long count = 0;
+	int i, fd, ret = 1;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[i], "--count") && i + 1 < argc) {
+			if (count_arg(argv[++i], &count))
+				return ctl_usage("events: --count: want 1 or more events");
+		} else {
+			return ctl_usage("events: %s: unknown argument (want [--json] [--count N])",
+					 argv[i]);
+		}
+	}
+	catch_stop();
+	fd = ctl_connect(path);
+	if (fd >= 0 && send_req(fd, path, json ? "events json\n" : "events\n"))
+		ret = ev_run(fd, count);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
 int vs_ctl_client(int argc, char **argv)
 {
 	const char *path = NULL, *cmd = NULL;
@@ -601,11 +703,12 @@ int vs_ctl_client(int argc, char **argv)
 			   !strcmp(argv[i], "stats") ||
 			   !strcmp(argv[i], "channels") ||
 			   !strcmp(argv[i], "capture") || !strcmp(argv[i], "top") ||
-			   !strcmp(argv[i], "forward") || !strcmp(argv[i], "nat")) {
+			   !strcmp(argv[i], "forward") || !strcmp(argv[i], "nat") ||
+			   !strcmp(argv[i], "events")) {
 			cmd = argv[i];
 		} else {
 			return ctl_usage("%s: unknown argument (want %s)", argv[i],
-					 "[--ctl PATH] ports|fdb|stats [--all]|channels [--json], capture ..., top [--count N]");
+					 "[--ctl PATH] ports|fdb|stats [--all]|channels [--json], capture ..., top [--count N], events [--json] [--count N]");
 		}
 	}
 	if (!path) {
@@ -613,13 +716,15 @@ int vs_ctl_client(int argc, char **argv)
 		ctl_defaulted = true;
 	}
 	if (!cmd)
-		return ctl_usage("no command (ports, fdb, stats, channels, capture or top)");
+		return ctl_usage("no command (ports, fdb, stats, channels, capture, top or events)");
 	if (!strcmp(cmd, "capture"))
 		return capture(path, argc - i, argv + i);
 	if (!strcmp(cmd, "top"))
 		return top(path, argc - i, argv + i);
 	if (!strcmp(cmd, "forward"))
 		return forward(path, argc - i, argv + i);
+	if (!strcmp(cmd, "events"))
+		return events(path, argc - i, argv + i, json);
 	for (; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
 			json = true;

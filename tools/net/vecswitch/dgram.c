@@ -124,8 +124,10 @@ static struct vs_port *sender_port(struct vs_switch *sw, struct vs_port *p,
 				   enum vs_dgram_sock sock)
 {
 	char name[VS_NAME_LEN];
+	struct ucred owner;
 	struct vs_pin pin;
 	const char *why;
+	bool nat;
 
 	if (p) {
 		if (!cred || cred->uid != p->dgram.pin.uid) {
@@ -152,7 +154,10 @@ static struct vs_port *sender_port(struct vs_switch *sw, struct vs_port *p,
 		return NULL;
 	}
 	addr_name(name, sizeof(name), addr, len);
-	p = vs_port_new(sw, &vs_dgram_ops, -1, name);
+	owner.uid = pin.uid;
+	owner.pid = cred ? cred->pid : 0;
+	nat = vs_nat_name(sw, owner.pid, name);
+	p = vs_port_new(sw, &vs_dgram_ops, -1, name, &owner);
 	if (!p) {
 		vs_peer_unpin(&pin);
 		return NULL;
@@ -162,11 +167,8 @@ static struct vs_port *sender_port(struct vs_switch *sw, struct vs_port *p,
 	p->dgram.addr_hash = h;
 	p->dgram.sock = sock;
 	p->dgram.pin = pin;
-	p->has_owner = true;
-	p->owner_uid = pin.uid;
-	p->owner_pid = cred ? cred->pid : 0;
+	p->uplink = nat;
 	p->seen_ms = sw->now_ms;
-	vs_nat_port(sw, p);
 	return p;
 }
 

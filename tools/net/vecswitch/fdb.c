@@ -208,6 +208,7 @@ bool vs_fdb_learn(struct vs_switch *sw, struct vs_port *p,
 			}
 			vs_log(sw, 2, "fdb: %s vlan %u moves from port %u to %u",
 			       m, vlan, e->port->id, p->id);
+			vs_ev_fdb(sw, mac, vlan, e->port, p);
 			if (e->port->chan.n)
 				vs_chan_forget(sw, e->port, mac);
 			e->port->fdb_count--;
@@ -236,6 +237,7 @@ bool vs_fdb_learn(struct vs_switch *sw, struct vs_port *p,
 	p->fdb_count++;
 	vs_mac_str(m, mac);
 	vs_log(sw, 2, "fdb: learned %s vlan %u on port %u", m, vlan, p->id);
+	vs_ev_fdb(sw, mac, vlan, NULL, p);
 	return true;
 }
 
@@ -252,8 +254,10 @@ static void fdb_remove_if(struct vs_switch *sw, struct vs_port *p)
 			struct vs_fdb_entry *e = &fdb->ent[*link];
 
 			if (p ? e->port == p : fdb_expired(sw, e)) {
-				if (!p)
+				if (!p) {
 					sw->st.fdb_aged++;
+					vs_ev_fdb(sw, e->mac, e->vlan, e->port, NULL);
+				}
 				fdb_unlink(sw, link);
 			} else {
 				link = &e->next;
@@ -274,8 +278,3 @@ void vs_fdb_sweep(struct vs_switch *sw)
 		fdb_remove_if(sw, NULL);
 }
 
-void vs_mac_str(char *out, const uint8_t *m)
-{
-	sprintf(out, "%02x:%02x:%02x:%02x:%02x:%02x",
-		m[0], m[1], m[2], m[3], m[4], m[5]);
-}

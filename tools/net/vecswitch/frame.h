@@ -143,6 +143,5 @@ bool vs_fdb_learn(struct vs_switch *sw, struct vs_port *p,
 void vs_fdb_flush_port(struct vs_switch *sw, struct vs_port *p);
 void vs_fdb_sweep(struct vs_switch *sw);
 struct vs_port *vs_fdb_owner(struct vs_switch *sw, const uint8_t *mac);
-void vs_mac_str(char *out, const uint8_t *mac);	/* out: 18 bytes */
 
 #endif /* VECSWITCH_FRAME_H */

@@ -164,6 +164,9 @@ void vs_loop_run(struct vs_switch *sw)
 				vs_tap_mtu(sw->tap);
 			sw->next_sweep_ms = sw->now_ms + HOUSEKEEP_MS;
 		}
+		/* events of the turn, the housekeeping's too, go out now */
+		if (sw->nev)
+			vs_ctl_flush(sw);
 		vs_port_reap(sw);
 	}
 }

@@ -339,20 +339,21 @@ int vs_nat_start(struct vs_switch *sw)
 }
 
 /*
- * A new dgram port: the child's, when the child sent from it.  It is an
- * uplink: a router's port, which --isolate leaves the guests, whose
- * several MACs (one per address of libslirp's) --mac-lock allows, and
- * whose broadcasts --bcast-limit does not count.  Named for ctl ports.
+ * A new dgram port of process @pid, named @name (VS_NAME_LEN bytes): is
+ * it the child's?  Then its name says so, for ctl ports and the events,
+ * and the caller makes it an uplink: a router's port, which --isolate
+ * leaves the guests, whose several MACs (one per address of libslirp's)
+ * --mac-lock allows, and whose broadcasts --bcast-limit does not count.
  */
-void vs_nat_port(struct vs_switch *sw, struct vs_port *p)
+bool vs_nat_name(struct vs_switch *sw, pid_t pid, char *name)
 {
-	char name[VS_NAME_LEN];
+	char was[VS_NAME_LEN];
 
-	if (!sw->cfg.nat || !nat.pid || p->owner_pid != nat.pid)
-		return;
-	p->uplink = true;
-	snprintf(name, sizeof(name), "nat pid %d %.100s", (int)nat.pid, p->name);
-	memcpy(p->name, name, sizeof(name));
+	if (!sw->cfg.nat || !nat.pid || pid != nat.pid)
+		return false;
+	memcpy(was, name, sizeof(was));
+	snprintf(name, VS_NAME_LEN, "nat pid %d %.100s", (int)nat.pid, was);
+	return true;
 }
 
 /* Once a second: a child that died is counted, and started again later */

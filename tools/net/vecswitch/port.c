@@ -12,9 +12,13 @@
 
 #include "vecswitch.h"
 
+/*
+ * A port of type @ops on descriptor @fd (-1: none of its own), named
+ * @name; @owner is the user and process behind it, NULL if unknown
+ */
 struct vs_port *vs_port_new(struct vs_switch *sw,
 			    const struct vs_port_ops *ops, int fd,
-			    const char *name)
+			    const char *name, const struct ucred *owner)
 {
 	unsigned int slot;
 	struct vs_port *p;
@@ -50,6 +54,11 @@ struct vs_port *vs_port_new(struct vs_switch *sw,
 	p->dgram.pin.fd = -1;
 	p->uplink = ops->uplink;
 	snprintf(p->name, sizeof(p->name), "%s", name);
+	if (owner) {
+		p->has_owner = true;
+		p->owner_uid = owner->uid;
+		p->owner_pid = owner->pid;
+	}
 
 	if (fd >= 0 && vs_epoll_add(sw, fd, vs_ev(VS_EV_PORT, slot),
 				    EPOLLIN | EPOLLRDHUP) < 0)
@@ -60,6 +69,7 @@ struct vs_port *vs_port_new(struct vs_switch *sw,
 		sw->nports = slot + 1;
 	sw->st.ports_added++;
 	vs_log(sw, 1, "port %u (%s %s) added", p->id, ops->name, p->name);
+	vs_ev_port(sw, p, NULL);
 	return p;
 
 err_epoll:
@@ -162,6 +172,7 @@ void vs_port_remove(struct vs_switch *sw, struct vs_port *p, const char *why)
 		return;
 	vs_log(sw, 1, "port %u (%s %s) %s%s", p->id, p->ops->name, p->name,
 	       why ? "removed: " : "left", why ? why : "");
+	vs_ev_port(sw, p, why ? why : "");
 	p->dead = true;
 	sw->ndead++;
 	sw->st.ports_removed++;

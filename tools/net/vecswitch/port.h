@@ -214,7 +214,7 @@ struct vs_port {
 const char *vs_share_full(struct vs_switch *sw, uint32_t uid, int32_t pid);
 struct vs_port *vs_port_new(struct vs_switch *sw,
 			    const struct vs_port_ops *ops, int fd,
-			    const char *name);
+			    const char *name, const struct ucred *owner);
 void vs_port_remove(struct vs_switch *sw, struct vs_port *p, const char *why);
 const char *vs_port_type_name(const struct vs_port *p);
 void vs_port_flush(struct vs_switch *sw, struct vs_port *p);

@@ -125,7 +125,7 @@ int vs_tap_open(struct vs_switch *sw, const char *ifname)
 	}
 	vs_name_escape(name, sizeof(name), (const uint8_t *)ifr.ifr_name,
 		       strnlen(ifr.ifr_name, IFNAMSIZ));
-	p = vs_port_new(sw, &vs_tap_ops, fd, name);
+	p = vs_port_new(sw, &vs_tap_ops, fd, name, NULL);
 	if (!p) {
 		close(fd);
 		return -1;

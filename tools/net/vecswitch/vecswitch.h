@@ -203,6 +203,7 @@ struct vs_switch {
 	struct vs_ctl_conn ctl[VS_CTL_MAX_CONN];
 	unsigned int ncap;		/* captures running (capture.c) */
 	unsigned int cap_all;		/* of them, those that hold every port */
+	unsigned int nev;		/* events clients (events.c) */
 
 	/* rx scratch for dgram/seqpacket batches */
 	uint8_t *rxmem;
@@ -322,6 +323,7 @@ uint64_t vs_now_ms(void);
 void vs_log(const struct vs_switch *sw, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int vs_epoll_add(struct vs_switch *sw, int fd, uint64_t tag, uint32_t events);
+void vs_mac_str(char *out, const uint8_t *mac);	/* out: 18 bytes */
 
 /* sock.c */
 ssize_t vs_recv_rights(struct vs_switch *sw, int fd, void *buf, size_t len);

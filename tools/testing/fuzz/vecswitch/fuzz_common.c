@@ -142,7 +142,7 @@ void fz_advance(struct vs_switch *sw, unsigned int ms)
 
 struct vs_port *fz_port(struct vs_switch *sw, const struct vs_port_ops *ops)
 {
-	return vs_port_new(sw, ops, -1, "fuzz");
+	return vs_port_new(sw, ops, -1, "fuzz", NULL);
 }
 
 void fz_drain(struct vs_switch *sw)

@@ -7,7 +7,10 @@
  * in a newline, and a JSON answer must at least balance its brackets.
  * A request that starts a capture is answered "capture", then takes the
  * frames forwarded after it as whole records, ends with an END record,
- * and leaves no hold on a port once freed.
+ * and leaves no hold on a port once freed.  A request for events is
+ * answered "events", then takes the events of frames forwarded and a port
+ * removed after it as whole lines (JSON ones balanced), and leaves no
+ * events client once freed.
  *
  * Input: one byte of switch options, one byte of setup (ports and frames),
  * then records of one byte (piece size, low 7 bits) and that many bytes.
@@ -25,7 +28,8 @@ static void populate(struct vs_switch *sw, uint8_t setup)
 	for (i = 0; i < n; i++) {
 		struct vs_port *p = vs_port_new(sw, i & 1 ? &vs_seqpacket_ops :
 						&vs_stream_ops, -1,
-						i & 2 ? "g\"\\\x01\xff" : "guest");
+						i & 2 ? "g\"\\\x01\xff" : "guest",
+						NULL);
 
 		if (!p)
 			return;
@@ -40,19 +44,20 @@ static void populate(struct vs_switch *sw, uint8_t setup)
 		fz_advance(sw, 400000);
 }
 
-static void check_answer(const struct vs_ctl_conn *c)
+/* @len bytes of text at @out: no NUL, a newline last; JSON balanced */
+static void check_text(const char *out, size_t len)
 {
 	int depth = 0;
 	bool str = false;
 	size_t i;
 
-	FZ_ASSERT(c->out && c->outlen > 0);
-	FZ_ASSERT(!memchr(c->out, '\0', c->outlen));
-	FZ_ASSERT(c->out[c->outlen - 1] == '\n');
-	if (c->out[0] != '{')
+	FZ_ASSERT(out && len > 0);
+	FZ_ASSERT(!memchr(out, '\0', len));
+	FZ_ASSERT(out[len - 1] == '\n');
+	if (out[0] != '{')
 		return;
-	for (i = 0; i < c->outlen; i++) {
-		char ch = c->out[i];
+	for (i = 0; i < len; i++) {
+		char ch = out[i];
 
 		if (str) {
 			FZ_ASSERT((unsigned char)ch >= 0x20 && ch != 0x7f);
@@ -70,6 +75,40 @@ static void check_answer(const struct vs_ctl_conn *c)
 			FZ_ASSERT(--depth >= 0);
 	}
 	FZ_ASSERT(!str && depth == 0);
+}
+
+static void check_answer(const struct vs_ctl_conn *c)
+{
+	check_text(c->out, c->outlen);
+}
+
+static void check_events(struct vs_switch *sw, struct vs_ctl_conn *c)
+{
+	uint8_t frame[60] = { 0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2 };
+	size_t at = 7;
+	unsigned int i;
+
+	FZ_ASSERT(sw->nev == 1);
+	FZ_ASSERT(c->outlen >= 7 && !memcmp(c->out, "events\n", 7));
+	for (i = 0; i < sw->nports; i++)
+		if (sw->ports[i] && !sw->ports[i]->dead)
+			vs_forward(sw, sw->ports[i], frame, sizeof(frame));
+	for (i = 0; i < sw->nports; i++)
+		if (sw->ports[i] && !sw->ports[i]->dead) {
+			vs_port_remove(sw, sw->ports[i], i & 1 ? NULL : "fuzz");
+			break;
+		}
+	/* each line on its own: text, or one balanced JSON object */
+	while (at < c->outlen) {
+		const char *nl = memchr(c->out + at, '\n', c->outlen - at);
+
+		FZ_ASSERT(nl);
+		check_text(c->out + at, nl + 1 - (c->out + at));
+		FZ_ASSERT(c->ev.json == (c->out[at] == '{'));
+		at = nl + 1 - c->out;
+	}
+	vs_events_free(sw, c);
+	FZ_ASSERT(!sw->nev);
 }
 
 static void check_capture(struct vs_switch *sw, struct vs_ctl_conn *c)
@@ -128,6 +167,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	vs_ctl_answer(&sw, c);
 	if (c->cap)
 		check_capture(&sw, c);
+	else if (c->ev.on)
+		check_events(&sw, c);
 	else
 		check_answer(c);
 	free(c->out);

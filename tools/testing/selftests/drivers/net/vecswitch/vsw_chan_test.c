@@ -7,30 +7,6 @@
  */
 #include "vsw_msg.h"
 
-/* @g asks for headers and channels and agrees: the switch's MODE flags */
-static int negotiate_chan(const struct vsw *s, const struct vsw_guest *g)
-{
-	uint8_t m[VECNET_MSG_LEN];
-	int flags;
-
-	if (vsw_send_raw(s, g->fd, m, nego_msg(m, VECNET_MSG_HELLO,
-					       VECNET_MSG_F_VNET | VECNET_MSG_F_CHAN)))
-		return -1;
-	flags = recv_mode(g->fd);
-	if (flags < 0 ||
-	    vsw_send_raw(s, g->fd, m, nego_msg(m, VECNET_MSG_MODE, VECNET_MSG_F_VNET)))
-		return -1;
-	return flags;
-}
-
-/* Frames with headers on @fd until the one tagged @tag; 0, or -1 */
-static int recv_vnet_until(int fd, uint32_t tag)
-{
-	int others;
-
-	return vsw_recv_until_at(fd, 10, tag, &others);
-}
-
 /*
  * A channel the switch withdraws is closed to both guests even when
  * neither reads the UNCHAN: the switch shuts its end down.  And two

@@ -3,7 +3,7 @@
  * vsw_msg.h - the switch's negotiation messages on the --dgram socket
  * (HELLO, MODE, CHAN, QUEUES, JOIN), built and read through the layout
  * and numbers of include/uapi/linux/vecnet.h, never spelled again here;
- * for vsw_nego_test.c, vsw_chan_test.c and vsw_mq_test.c.
+ * for vsw_nego_test.c, vsw_chan_test.c, vsw_mq_test.c and vsw_events_test.c.
  */
 #ifndef VSW_MSG_H
 #define VSW_MSG_H
@@ -161,6 +161,44 @@ static inline int recv_chan(int fd, const uint8_t *mac)
 		close(cfd);
 	}
 	return -1;
+}
+
+/* @g asks for headers and channels and agrees: the switch's MODE flags */
+static inline int negotiate_chan(const struct vsw *s, const struct vsw_guest *g)
+{
+	uint8_t m[VECNET_MSG_LEN];
+	int flags;
+
+	if (vsw_send_raw(s, g->fd, m, nego_msg(m, VECNET_MSG_HELLO,
+					       VECNET_MSG_F_VNET | VECNET_MSG_F_CHAN)))
+		return -1;
+	flags = recv_mode(g->fd);
+	if (flags < 0 ||
+	    vsw_send_raw(s, g->fd, m, nego_msg(m, VECNET_MSG_MODE, VECNET_MSG_F_VNET)))
+		return -1;
+	return flags;
+}
+
+/* Frames with headers on @fd until the one tagged @tag; 0, or -1 */
+static inline int recv_vnet_until(int fd, uint32_t tag)
+{
+	int others;
+
+	return vsw_recv_until_at(fd, 10, tag, &others);
+}
+
+/*
+ * A flow from @a to @b one frame short of a channel, received by @b,
+ * then the frame that has the switch offer one (tagged @tag + 0x100):
+ * 0, or -1.  Both negotiated channels (negotiate_chan).
+ */
+static inline int chan_flow(const struct vsw *s, const struct vsw_guest *a,
+			    const struct vsw_guest *b, uint32_t tag)
+{
+	if (send_vnet_n(s, a, b->mac, tag, CHAN_SUSTAIN - 1) ||
+	    recv_vnet_until(b->fd, tag + CHAN_SUSTAIN - 2))
+		return -1;
+	return send_vnet(s, a, b->mac, tag + 0x100, 100);
 }
 
 #endif /* VSW_MSG_H */
