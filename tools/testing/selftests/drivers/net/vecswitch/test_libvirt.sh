@@ -59,26 +59,34 @@ finish() {
 # ---- the session user ------------------------------------------------------
 
 # drop_user: the session user's processes killed (libvirtd, virtlogd,
-# QEMU), then the user and its groups removed
+# QEMU), then the user, its own group and the test's group removed; only
+# what this test made
+made_user=0
 # shellcheck disable=SC2317  # run by the clean-up
 drop_user() {
 	local pids
 
-	for _ in $(seq 1 50); do
-		pids=$(pgrep -U "$user" 2>/dev/null) || break
-		# shellcheck disable=SC2086  # one pid a word
-		kill -KILL $pids 2>/dev/null
-		sleep 0.1
-	done
-	userdel "$user" 2>/dev/null
+	if [ "$made_user" = 1 ]; then
+		for _ in $(seq 1 50); do
+			pids=$(pgrep -U "$user" 2>/dev/null) || break
+			# shellcheck disable=SC2086  # one pid a word
+			kill -KILL $pids 2>/dev/null
+			sleep 0.1
+		done
+		userdel "$user" 2>/dev/null
+		# (userdel removes it where login.defs has USERGROUPS_ENAB)
+		groupdel "$user" 2>/dev/null
+	fi
 	groupdel "$group" 2>/dev/null
 	true
 }
-groupadd --system "$group"
-check_err $? "groupadd $group failed"
+if ! groupadd --system "$group"; then
+	check_err 1 "groupadd $group failed"
+	finish
+fi
 on_exit drop_user
 useradd --system --user-group --groups "$group" --home-dir "$home" --no-create-home \
-	--shell /usr/sbin/nologin "$user"
+	--shell /usr/sbin/nologin "$user" && made_user=1
 check_err $? "useradd $user failed"
 [ "$RET" -eq 0 ] || finish
 uid=$(id -u "$user")
@@ -154,8 +162,9 @@ check_err $? "virsh start failed"
 [ "$RET" -eq 0 ] || finish
 
 # 1. the interface as libvirt and the switch see it
-lv domiflist "$dom" | sed 's/^/#   /'
-lv domiflist "$dom" | awk -v s="$run/vhost.sock" '$2 == "vhostuser" && $3 == s { f = 1 } END { exit !f }'
+iflist=$(lv domiflist "$dom")
+awk '{ print "#   " $0 }' <<<"$iflist"
+awk -v s="$run/vhost.sock" '$2 == "vhostuser" && $3 == s { f = 1 } END { exit !f }' <<<"$iflist"
 check_err $? "virsh domiflist shows no vhostuser interface on $run/vhost.sock"
 qpid=$(cat "$home/run/libvirt/qemu/run/$dom.pid" 2>/dev/null)
 # vhost_port_named NAME: the switch has one vhost-user port, named NAME
