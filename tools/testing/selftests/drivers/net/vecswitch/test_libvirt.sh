@@ -90,8 +90,8 @@ useradd --system --user-group --groups "$group" --home-dir "$home" --no-create-h
 check_err $? "useradd $user failed"
 [ "$RET" -eq 0 ] || finish
 uid=$(id -u "$user")
-# the user reaches its home, the initramfs and the socket directory;
-# nothing else of the test's
+# the user reaches its home and the socket directory, nothing else of
+# the test's
 chmod 0711 "$TEST_TMP"
 mkdir -m 0700 "$home" && chown "$user:$user" "$home" &&
 	mkdir -m 0750 "$run" && chgrp "$group" "$run"
@@ -111,7 +111,12 @@ lv() {
 	as_user timeout 60 virsh -q -c qemu:///session "$@"
 }
 
-light_initrd "$TEST_TMP/initrd.gz" || finish
+# the guest's kernel and initramfs where the user may read them (the
+# session's QEMU opens them as the user: a distribution may keep its
+# kernel images for root alone)
+light_initrd "$home/initrd.gz" || finish
+install -m 0644 "$VSW_KERNEL" "$home/vmlinuz"
+check_err $? "could not copy $VSW_KERNEL for the user"
 
 # ---- the switch, the UML guest and the session daemon ----------------------
 
@@ -145,8 +150,8 @@ for p in /path/to/vmlinuz /path/to/initrd.gz /path/to/console.log \
 	[ "$(grep -cF "$p" "$example")" = 1 ]
 	check_err $? "vecswitch(8)'s libvirt example has no single '$p' for the test to fill in"
 done
-sed -e "s#/path/to/vmlinuz#$VSW_KERNEL#" \
-    -e "s#/path/to/initrd.gz#$TEST_TMP/initrd.gz#" \
+sed -e "s#/path/to/vmlinuz#$home/vmlinuz#" \
+    -e "s#/path/to/initrd.gz#$home/initrd.gz#" \
     -e "s#/path/to/console.log#$console#" \
     -e "s#/run/vecswitch/vhost.sock#$run/vhost.sock#" \
     -e "s#console=ttyS0</cmdline>#console=ttyS0 loglevel=4 panic=-1 VSW_IP=${ip[q]} VSW_PEER=${ip[u]} VSW_RUN=\"$run_q\"</cmdline>#" \
