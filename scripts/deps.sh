@@ -20,6 +20,8 @@ packages=(
 	iproute2 iputils-ping ethtool iperf3 tcpdump socat procps psmisc
 	uml-utilities shellcheck qemu-system-x86 busybox-static cpio kmod
 	util-linux linux-image-amd64 vde2 systemd
+	# libvirt's session daemon, its QEMU driver and virsh (test_libvirt.sh)
+	libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
 	# the kernel's drivers/net tests (make kselftests, test_kernel_tests.sh)
 	python3-yaml bpftool zlib1g-dev netsniff-ng
 	# man pages, make install and make deb (devscripts: hardening-check)

@@ -365,6 +365,81 @@ peer_count() {
 	awk -v k="$2" '$1 == k { print $2 }' "$TEST_TMP/$1.count"
 }
 
+# --- vhost-user ports and QEMU light guests ---------------------------------
+
+# eventfds: how many eventfds the switch holds (its io_uring backend has
+# one of its own; vhost-user frontends hand over their kicks and calls)
+eventfds() {
+	find "/proc/$SWITCH_PID/fd" -lname 'anon_inode:\[eventfd\]' | wc -l
+}
+
+# vhost_stat COUNTER: that counter summed over the vhost-user ports, or
+# "gone" when the switch has none
+vhost_stat() {
+	ctl stats --json | python3 -c 'import json,sys
+m = [p[sys.argv[1]] for p in json.load(sys.stdin)["ports"] if p["type"] == "vhost-user"]
+print(sum(m) if m else "gone")' "$1"
+}
+
+# shellcheck disable=SC2317  # run by wait_for
+vhost_gone() {
+	[ "$(vhost_stat rx_frames)" = gone ]
+}
+
+# let_go OWN: the switch maps no memfd (a QEMU guest's memory) and holds
+# no eventfd beyond OWN, the number it had before any frontend came
+# shellcheck disable=SC2317  # run by wait_for
+let_go() {
+	! grep -q "memfd:" "/proc/$SWITCH_PID/maps" && [ "$(eventfds)" -eq "$1" ]
+}
+
+# sanitized: the switch's log has no sanitizer report
+sanitized() {
+	! grep -qE 'Sanitizer|runtime error' "$TEST_TMP/switch.log"
+}
+
+# light_initrd OUT: the QEMU light guests' initramfs built at OUT
+# (scripts/qemu-initrd.sh) and the kernel image they boot in VSW_KERNEL.
+# The test is skipped when the host lacks either; a failed build is
+# recorded and returns false.
+light_initrd() {
+	# shellcheck disable=SC2034  # the sourcing test boots it
+	VSW_KERNEL=$("$VECNET_SRC/scripts/qemu-initrd.sh" "$1")
+	case $? in
+	0) ;;
+	4) echo "SKIP: no light guest kernel or initramfs tools (see above)"; exit "$ksft_skip" ;;
+	*) check_err 1 "building the initramfs failed"; return 1 ;;
+	esac
+}
+
+# has_line SECONDS FILE PATTERN: true once PATTERN shows up in FILE (a
+# light guest's console: VSW_INIT, VSW_UP, VSW_PING_OK)
+has_line() {
+	wait_for "$1" grep -q -- "$3" "$2"
+}
+
+# console_md5 CONSOLE PATH: the MD5 sum a light guest's md5sum printed
+# for PATH on its console (the last one); file_md5 FILE: a host file's
+console_md5() {
+	tr -d '\r' <"$1" | awk -v f="$2" '$2 == f && length($1) == 32 { print $1 }' | tail -n 1
+}
+
+file_md5() {
+	md5sum <"$1" 2>/dev/null | cut -d' ' -f1
+}
+
+# tail_logs FILE...: the last 25 lines of each FILE there is, to show
+# what the guests and the switch said before a failure
+tail_logs() {
+	local f
+
+	for f; do
+		[ -f "$f" ] || continue
+		echo "# ---- $(basename "$f") (last lines)"
+		tail -n 25 "$f" | sed 's/^/#   /'
+	done
+}
+
 # --- the scripts' messages --------------------------------------------------
 
 # say TEXT: a progress line of the soak or the bench, tagged $SAY_TAG

@@ -34,32 +34,14 @@ qemu_pids=()
 
 # finish: the verdict, after the last lines of every log on a failure
 finish() {
-	local f
-
-	if [ "$RET" -ne 0 ]; then
-		for f in "$TEST_TMP"/*.log; do
-			[ -f "$f" ] || continue
-			echo "# ---- $(basename "$f") (last lines)"
-			tail -n 25 "$f" | sed 's/^/#   /'
-		done
-	fi
+	[ "$RET" -eq 0 ] || tail_logs "$TEST_TMP"/*.log
 	log_test "QEMU dgram, stream and vhost-user guests and a UML guest ping each other; TCP vhost-user <-> UML and vhost-user -> vhost-user; vhost-user reconnects and lets go"
 	exit "$RET"
 }
 
-# has_line SECONDS FILE PATTERN: true once PATTERN shows up in FILE
-has_line() {
-	wait_for "$1" grep -q -- "$3" "$2"
-}
-
 # ---- initramfs ---------------------------------------------------------------
 
-VSW_KERNEL=$("$VECNET_SRC/scripts/qemu-initrd.sh" "$TEST_TMP/initrd.gz")
-case $? in
-0) ;;
-4) echo "SKIP: no light guest kernel or initramfs tools (see above)"; exit "$ksft_skip" ;;
-*) check_err 1 "building the initramfs failed"; finish ;;
-esac
+light_initrd "$TEST_TMP/initrd.gz" || finish
 
 # ---- switch ---------------------------------------------------------------------
 
@@ -73,11 +55,7 @@ sw_start() {
 sw_start
 check_err $? "the switch did not start"
 [ "$RET" -eq 0 ] || finish
-# eventfds the switch holds (its io_uring backend has one of its own)
-eventfds() { find "/proc/$SWITCH_PID/fd" -lname 'anon_inode:\[eventfd\]' | wc -l; }
 own_eventfds=$(eventfds)
-# sanitized: the switch's log has no sanitizer report
-sanitized() { ! grep -qE 'Sanitizer|runtime error' "$TEST_TMP/switch.log"; }
 
 # qemu_boot NAME ACCEL NETDEV MAC IP PEER [QEMU OPTION...]: a QEMU guest
 # in the test's namespace, its console in $TEST_TMP/NAME.log; an empty
@@ -198,13 +176,11 @@ ctl ports | sed 's/^/#   /'
 # TCP: every file arrived whole (MD5 sums: the sender's, from its console,
 # against the receiver's)
 has_line 60 "$TEST_TMP/d.log" '  /tmp/c'
-sum_of() { tr -d '\r' <"$1" | awk -v f="$2" '$2 == f && length($1) == 32 { print $1 }' | tail -n 1; }
-md5_of() { md5sum <"$1" 2>/dev/null | cut -d' ' -f1; }
-sent_c=$(sum_of "$TEST_TMP/c.log" /www/f)
-sent_uml=$(md5_of "$TEST_TMP/uml/www/f")
-for t in "vhost-user QEMU c -> UML vecnet guest:$sent_c:$(md5_of "$TEST_TMP/uml/from-c")" \
-	 "UML vecnet guest -> vhost-user QEMU c:$sent_uml:$(sum_of "$TEST_TMP/c.log" /tmp/u)" \
-	 "vhost-user QEMU c -> vhost-user QEMU d:$sent_c:$(sum_of "$TEST_TMP/d.log" /tmp/c)"; do
+sent_c=$(console_md5 "$TEST_TMP/c.log" /www/f)
+sent_uml=$(file_md5 "$TEST_TMP/uml/www/f")
+for t in "vhost-user QEMU c -> UML vecnet guest:$sent_c:$(file_md5 "$TEST_TMP/uml/from-c")" \
+	 "UML vecnet guest -> vhost-user QEMU c:$sent_uml:$(console_md5 "$TEST_TMP/c.log" /tmp/u)" \
+	 "vhost-user QEMU c -> vhost-user QEMU d:$sent_c:$(console_md5 "$TEST_TMP/d.log" /tmp/c)"; do
 	IFS=: read -r what sent got <<<"$t"
 	if [ -n "$sent" ] && [ "$sent" = "$got" ]; then
 		echo "# TCP $what: 8 MiB intact (md5 $got)"
@@ -212,13 +188,8 @@ for t in "vhost-user QEMU c -> UML vecnet guest:$sent_c:$(md5_of "$TEST_TMP/uml/
 		check_err 1 "TCP $what: sent md5 '${sent:-none}', received '${got:-none}'"
 	fi
 done
-# vhost_sum COUNTER: that counter summed over the vhost-user ports
-vhost_sum() {
-	ctl stats --json 2>/dev/null | python3 -c 'import json,sys
-print(sum(p[sys.argv[1]] for p in json.load(sys.stdin)["ports"] if p["type"] == "vhost-user"))' "$1" 2>/dev/null
-}
 # c's TCP left it as TSO super-frames, whole through the switch
-gso_c=$(vhost_sum rx_gso)
+gso_c=$(vhost_stat rx_gso)
 if [ "${gso_c:-0}" -gt 0 ] 2>/dev/null; then
 	echo "# the vhost-user guests sent $gso_c TSO super-frames"
 else
@@ -239,11 +210,11 @@ check_err $? "the switch did not restart"
 [ "$RET" -eq 0 ] || finish
 own_eventfds=$(eventfds)
 # shellcheck disable=SC2317  # run by wait_for
-vhost_back() { [ "$(vhost_sum rx_frames)" -gt 2 ] 2>/dev/null; }
+vhost_back() { [ "$(vhost_stat rx_frames)" -gt 2 ] 2>/dev/null; }
 if wait_for 30 vhost_back; then
 	echo "# the vhost-user QEMU reconnected to the restarted switch and sends through it"
 else
-	check_err 1 "the vhost-user QEMU did not come back through the restarted switch (frames $(vhost_sum rx_frames))"
+	check_err 1 "the vhost-user QEMU did not come back through the restarted switch (frames $(vhost_stat rx_frames))"
 fi
 
 # QEMUs killed outright: their ports go, and with them every mapping of
@@ -253,13 +224,7 @@ grep -q "memfd:" "/proc/$SWITCH_PID/maps"
 check_err $? "the switch had not mapped the vhost-user guests' memory"
 kill -KILL "${qemu_pids[2]}" "${qemu_pids[3]}"
 wait "${qemu_pids[2]}" "${qemu_pids[3]}" 2>/dev/null
-# let_go: the switch holds no guest memory and no eventfd of theirs
-# shellcheck disable=SC2317  # run by wait_for
-let_go() {
-	! grep -q "memfd:" "/proc/$SWITCH_PID/maps" &&
-		[ "$(eventfds)" -eq "$own_eventfds" ]
-}
-if wait_for 5 let_go; then
+if wait_for 5 let_go "$own_eventfds"; then
 	echo "# the killed vhost-user guests' memory and descriptors are gone from the switch"
 else
 	check_err 1 "the switch kept the killed guests' memory or eventfds: $(grep -c memfd: "/proc/$SWITCH_PID/maps") mappings, $(( $(eventfds) - own_eventfds )) eventfds"

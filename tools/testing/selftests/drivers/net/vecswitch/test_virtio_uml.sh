@@ -26,17 +26,6 @@ strings "$VMLINUX" | grep -q '^virtio_uml\.device' ||
 ns=$(netns_add vuml)
 declare -A ip=([p]=198.18.14.1 [v]=198.18.14.2)
 
-# vhost_stat COUNTER: the vhost-user port's counter, or "gone"
-vhost_stat() {
-	ctl stats --json | python3 -c 'import json,sys
-m = [p[sys.argv[1]] for p in json.load(sys.stdin)["ports"] if p["type"] == "vhost-user"]
-print(sum(m) if m else "gone")' "$1"
-}
-# shellcheck disable=SC2317  # run by wait_for
-vhost_gone() { [ "$(vhost_stat rx_frames)" = gone ]; }
-# eventfds the switch holds (its io_uring backend has one of its own)
-eventfds() { find "/proc/$SWITCH_PID/fd" -lname 'anon_inode:\[eventfd\]' | wc -l; }
-
 start_switch "$ns" --dgram "$TEST_TMP/switch.sock" --vhost-user "$TEST_TMP/vhost.sock" \
 	--ctl "$TEST_TMP/ctl" -v
 check_err $? "vecswitch did not start: $(tail -n 3 "$TEST_TMP/switch.log")"
