@@ -204,6 +204,7 @@ struct vs_switch {
 	unsigned int ncap;		/* captures running (capture.c) */
 	unsigned int cap_all;		/* of them, those that hold every port */
 	unsigned int nev;		/* events clients (events.c) */
+	uint64_t ctl_serial;		/* control clients so far */
 
 	/* rx scratch for dgram/seqpacket batches */
 	uint8_t *rxmem;
@@ -274,6 +275,7 @@ enum vs_ev_kind {
 	VS_EV_VHOST_LISTEN,
 	VS_EV_KICK_RX,			/* a vhost-user guest posted buffers */
 	VS_EV_KICK_TX,			/* and frames to send */
+	VS_EV_NAT,			/* the NAT process answered (nat.c) */
 };
 
 static inline uint64_t vs_ev(enum vs_ev_kind kind, unsigned int idx)
@@ -323,7 +325,6 @@ uint64_t vs_now_ms(void);
 void vs_log(const struct vs_switch *sw, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int vs_epoll_add(struct vs_switch *sw, int fd, uint64_t tag, uint32_t events);
-void vs_mac_str(char *out, const uint8_t *mac);	/* out: 18 bytes */
 
 /* sock.c */
 ssize_t vs_recv_rights(struct vs_switch *sw, int fd, void *buf, size_t len);
