@@ -330,6 +330,7 @@ ssize_t vs_recv_rights(struct vs_switch *sw, int fd, void *buf, size_t len);
 size_t vs_rx_slot(const struct vs_switch *sw);
 void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
 		      struct iovec *iov, enum vs_dgram_sock sock, bool names);
+int vs_listen_check(struct vs_switch *sw, const char *path, int type);
 int vs_listen_unix(struct vs_switch *sw, const char *path, int type,
 		   unsigned int mode, long gid);
 int vs_sockaddr_un(struct sockaddr_un *sa, socklen_t *len, const char *path);

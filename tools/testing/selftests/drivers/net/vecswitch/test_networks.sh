@@ -1,0 +1,160 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Several networks, each a switch started from a --config file, no guest
+# booted (host-side peers stand in for guests):
+#
+#  1. a file with an unknown option, a value missing, a value too many, a
+#     bad value, an option twice (within the file, or in the file and on
+#     the command line) or one path for two sockets is refused with its
+#     file name and line number, status 2, and leaves no socket behind;
+#  2. two switches started from two files (the first the man page's
+#     example) run side by side with what the files say (the forwarding
+#     table's size and age, hub mode); peers on
+#     each network receive each other's broadcasts and nothing of the
+#     other network's;
+#  3. a third file naming a socket of a running network is refused
+#     (status 1) before it made any socket of its own.
+
+LIB_NO_GUEST=1
+source "$(dirname "$(readlink -f "$0")")/../lib.sh"
+require_cmd python3
+require_vecswitch
+
+vsw() { env -u LD_PRELOAD "$VECSWITCH" "$@"; }
+ns=$(netns_add nets)
+etc=$TEST_TMP/etc
+mkdir -p "$etc" "$TEST_TMP/run"
+
+# refused STATUS TEXT FILE [ARGS...]: the switch, given --config FILE and
+# ARGS, stops with STATUS saying TEXT, and no socket is left in run/
+refused() {
+	local want=$1 text=$2 file=$3 out rc
+
+	shift 3
+	out=$(cd "$etc" && timeout 10 ip netns exec "$ns" env -u LD_PRELOAD \
+		"$VECSWITCH" --config "$file" "$@" 2>&1)
+	rc=$?
+	[ "$rc" = "$want" ] && grep -qF -- "$text" <<<"$out"
+	check_err $? "--config $file $*: status $rc (want $want), said: $out"
+	out=$(find "$TEST_TMP/run" -type s)
+	[ -z "$out" ]
+	check_err $? "--config $file $*: a refused start left sockets: $out"
+}
+
+# conf NAME LINE...: $etc/NAME.conf holding the lines
+conf() {
+	local f=$etc/$1.conf
+
+	shift
+	printf '%s\n' "$@" >"$f"
+}
+
+run=$TEST_TMP/run
+conf bad1 "dgram $run/b.sock" "foo bar"
+refused 2 "bad1.conf:2: unknown option 'foo'" bad1.conf
+conf bad2 "# a comment" "" "dgram $run/b.sock" "mode 999"
+refused 2 "bad2.conf:4: mode: '999' is not an octal mode" bad2.conf
+conf bad3 "dgram $run/b.sock" "age"
+refused 2 "bad3.conf:2: age: needs a value" bad3.conf
+conf bad4 "dgram $run/b.sock" "mac-lock yes"
+refused 2 "bad4.conf:2: mac-lock: takes no value, but has 'yes'" bad4.conf
+conf bad5 "dgram $run/b.sock" "ctl $run/c.sock" "dgram $run/b2.sock"
+refused 2 "bad5.conf:3: dgram: given twice (first at bad5.conf:1)" bad5.conf
+conf bad6 "dgram $run/b.sock" "ctl $run/b.sock"
+refused 2 "bad6.conf:2: ctl: $run/b.sock is the path of dgram too" bad6.conf
+conf bad7 "dgram $run/b.sock" "max-ports 0"
+refused 2 "bad7.conf:2: max-ports: '0' is out of range 1..4096" bad7.conf
+conf bad8 "dgram $run/b.sock"
+refused 2 "--dgram: given twice (first at bad8.conf:1)" bad8.conf \
+	--dgram "$run/b.sock"
+refused 2 "--config: nothing.conf: No such file or directory" nothing.conf
+
+# two networks, each in a directory of its own as the template unit has
+mkdir "$run/lab1" "$run/lab2"
+# the first the man page's example, its sockets moved
+sed "s|/run/lab/|$run/lab1/|" "$VECNET_SRC/Documentation/networking/vecswitch-examples/switch.conf" \
+	>"$etc/lab1.conf"
+printf '%s\n' "" "fdb-max 1000" "age   60  " >>"$etc/lab1.conf"
+conf lab2 "dgram $run/lab2/switch.sock" "ctl $run/lab2/ctl.sock" "hub"
+for n in lab1 lab2; do
+	ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" --config "$etc/$n.conf" \
+		2>"$TEST_TMP/$n.log" &
+	on_exit "kill_job $!"
+	wait_for 10 test -S "$run/$n/ctl.sock"
+	check_err $? "the switch of $n.conf did not start: $(tail -n 3 "$TEST_TMP/$n.log")"
+done
+[ "$RET" = 0 ] || { log_test "two networks from two config files"; exit "$RET"; }
+out=$(vsw ctl --ctl "$run/lab1/ctl.sock" fdb --json)
+python3 -c 'import json, sys; d = json.loads(sys.argv[1]); sys.exit(d["max"] != 1000 or d["age"] != 60)' "$out"
+check_err $? "lab1.conf's fdb-max 1000 and age 60 are not the switch's: $out"
+grep -q 'running (io [a-z]*, hub)' "$TEST_TMP/lab2.log"
+check_err $? "lab2.conf's hub is not the switch's: $(grep running "$TEST_TMP/lab2.log")"
+
+# two peers a network, bound in the network's directory; each sends a
+# broadcast once all are ports, and says whose it received
+out=$(ip netns exec "$ns" python3 - "$run" <<'EOF'
+import os, select, socket, sys, time
+sys.path.insert(0, os.path.join(os.environ["VECNET_SRC"], "tools/testing/selftests/drivers/net"))
+import vecnet_wire as w
+
+run = sys.argv[1]
+peers = {}
+for i, name in enumerate(("a1", "a2", "b1", "b2")):
+    net = "lab1" if name[0] == "a" else "lab2"
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    s.bind(f"{run}/{net}/{name}.sock")
+    s.setblocking(False)
+    peers[name] = (s, f"{run}/{net}/switch.sock", bytes([2, 0, 0, 0, 0, i + 1]))
+
+def send_all(tag):
+    for name, (s, sw, mac) in peers.items():
+        s.sendto(w.eth(b"\xff" * 6, mac, 0x88B5, (tag + name).encode().ljust(46, b"\0")), sw)
+
+def recv_all(secs, tag):
+    seen = {name: set() for name in peers}
+    end = time.monotonic() + secs
+    while time.monotonic() < end:
+        r, _, _ = select.select([p[0] for p in peers.values()], [], [], 0.05)
+        for name, (s, _, _) in peers.items():
+            if s in r:
+                data = s.recv(65536)
+                text = data[14:].rstrip(b"\0").decode(errors="replace")
+                if text.startswith(tag):
+                    seen[name].add(text[len(tag):])
+    return seen
+
+send_all("hello-")
+recv_all(0.5, "hello-")
+send_all("tag-")
+seen = recv_all(1.5, "tag-")
+for name in peers:
+    print(name, ",".join(sorted(seen[name])) or "-")
+EOF
+)
+check_err $? "the peers failed: $out"
+want="a1 a2
+a2 a1
+b1 b2
+b2 b1"
+[ "$out" = "$want" ]
+check_err $? "each peer should hear its own network only; peer and whose broadcasts it heard: $(tr '\n' ' ' <<<"$out")"
+for n in lab1 lab2; do
+	ports=$(vsw ctl --ctl "$run/$n/ctl.sock" ports | grep -c '\.sock$')
+	[ "$ports" = 2 ]
+	check_err $? "$n has $ports ports, not its 2 peers: $(vsw ctl --ctl "$run/$n/ctl.sock" ports)"
+done
+
+# a third network whose file names lab1's socket: refused before it made
+# its own (its control socket comes first in the file)
+mkdir "$run/lab3"
+conf lab3 "ctl $run/lab3/ctl.sock" "dgram $run/lab1/switch.sock"
+out=$(timeout 10 ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" --config "$etc/lab3.conf" 2>&1)
+rc=$?
+[ "$rc" = 1 ] && grep -qF "$run/lab1/switch.sock: in use by a running switch" <<<"$out"
+check_err $? "lab3.conf naming lab1's socket: status $rc, said: $out"
+[ ! -e "$run/lab3/ctl.sock" ] && [ -S "$run/lab1/switch.sock" ]
+check_err $? "the refused lab3 left its control socket, or took lab1's: $(ls -l "$run/lab3" "$run/lab1")"
+
+log_test "networks from config files: refused lines, two side by side, isolated"
+exit "$RET"
