@@ -29,7 +29,7 @@ static void usage(FILE *f)
 "usage: vecswitch --dgram PATH [--vnet PATH] [--stream PATH] [--seqpacket PATH]\n"
 "                 [--vhost-user PATH] [--ctl PATH] [--tap IFNAME] [--hub] [options]\n"
 "       vecswitch --config FILE [options]\n"
-"       vecswitch ctl [--ctl PATH] ports|fdb|stats [--all]|channels [--json]\n"
+"       vecswitch ctl [--ctl PATH | --network NAME] ports|fdb|stats [--all]|channels [--json]\n"
 "       vecswitch ctl [--ctl PATH] capture [--port ID]... [--mac MAC]...\n"
 "                     [--count N] [--snaplen N] FILE|-\n"
 "       vecswitch ctl [--ctl PATH] top [--count N]\n"
