@@ -20,7 +20,9 @@
 #     networks (one with the man page's /etc/vecswitch example, one with
 #     an empty file), makes two networks in /run/vecswitch/NAME that are
 #     isolated, whose control sockets 'vecswitch ctl --network NAME'
-#     finds, and which run with what their files say.
+#     finds, whose dgram and vhost-user sockets 'vecnet-guest --network
+#     NAME' hands the guest's kernel, and which run with what their
+#     files say.
 
 LIB_NO_GUEST=1
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
@@ -237,6 +239,27 @@ done
 out=$(in_run env -u LD_PRELOAD "$VECSWITCH" ctl --network lab9 ports 2>&1)
 [ $? = 1 ] && grep -qF "no control socket /run/vecswitch/lab9/ctl.sock (is vecswitch@lab9.service running?)" <<<"$out"
 check_err $? "ctl --network of a network not running: $out"
+
+# vecnet-guest --network finds a network's sockets: a stand-in for the
+# kernel records the command line it is given (and has the string by
+# which vecnet-guest knows a kernel with virtio_uml)
+kernel=$TEST_TMP/fake-vmlinux
+printf '%s\n' '#!/bin/sh' ": <<'END'" 'virtio_uml.' END \
+	"printf '%s\\n' \"\$@\" >$TEST_TMP/kernel.args" >"$kernel"
+chmod 755 "$kernel"
+guest=$VECNET_SRC/scripts/vecnet-guest
+for mode in dgram vhost-user; do
+	opt=() want="vec0:transport=unixdgram,path=/run/vecswitch/lab2/switch.sock,local="
+	[ "$mode" = dgram ] || { opt=(--vhost-user); want="virtio_uml.device=/run/vecswitch/lab2/vhost.sock:1"; }
+	rm -f "$TEST_TMP/kernel.args"
+	out=$(in_run "$guest" -k "$kernel" --network lab2 "${opt[@]}" g </dev/null 2>&1)
+	check_err $? "vecnet-guest --network lab2 ${opt[*]}: $out"
+	grep -qF -- "$want" "$TEST_TMP/kernel.args" 2>/dev/null
+	check_err $? "vecnet-guest --network lab2 ${opt[*]} did not hand the kernel $want: $(cat "$TEST_TMP/kernel.args" 2>&1)"
+done
+out=$(in_run "$guest" -k "$kernel" --network lab9 g </dev/null 2>&1)
+[ $? = 2 ] && grep -qF "no socket /run/vecswitch/lab9/switch.sock (is vecswitch@lab9.service running?)" <<<"$out"
+check_err $? "vecnet-guest --network of a network not running: $out"
 
 log_test "networks from config files: refused lines, two side by side, isolated"
 exit "$RET"
