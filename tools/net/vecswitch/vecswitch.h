@@ -37,6 +37,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -314,6 +315,8 @@ static inline bool vs_msg_is(const void *d, size_t len, uint8_t type)
 /* conf.c */
 void vs_conf_defaults(struct vs_config *cfg);
 void vs_conf_parse(struct vs_config *cfg, int argc, char **argv);
+int vs_conf_lines(struct vs_config *cfg, const char *name, char *text,
+		  size_t len, FILE *err);
 
 /* loop.c */
 void vs_loop_run(struct vs_switch *sw);

@@ -218,6 +218,11 @@ for n in lab1 lab2; do
 	wait_for 10 in_run test -S "/run/vecswitch/$n/ctl.sock"
 	check_err $? "the template's command line for $n did not start: $(tail -n 3 "$TEST_TMP/unit-$n.log")"
 done
+# the sockets' modes are the unit's: the groups' (vecnet, vecnet-admin)
+modes=$(in_run stat -c '%n %a' /run/vecswitch/lab1/switch.sock /run/vecswitch/lab1/vhost.sock \
+	/run/vecswitch/lab1/stream.sock /run/vecswitch/lab1/ctl.sock)
+[ "$(grep -c ' 660$' <<<"$modes")" = 4 ]
+check_err $? "the template's sockets are not mode 0660: $modes"
 mkdir "$TEST_TMP/p1" "$TEST_TMP/p2"
 out=$(in_run python3 "$TEST_TMP/peers.py" /run/vecswitch/lab1/switch.sock \
 	/run/vecswitch/lab2/switch.sock "$TEST_TMP/p1" "$TEST_TMP/p2")
