@@ -37,6 +37,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -316,6 +317,8 @@ static inline bool vs_msg_is(const void *d, size_t len, uint8_t type)
 /* conf.c */
 void vs_conf_defaults(struct vs_config *cfg);
 void vs_conf_parse(struct vs_config *cfg, int argc, char **argv);
+int vs_conf_lines(struct vs_config *cfg, const char *name, char *text,
+		  size_t len, FILE *err);
 
 /* loop.c */
 void vs_loop_run(struct vs_switch *sw);
@@ -331,6 +334,7 @@ ssize_t vs_recv_rights(struct vs_switch *sw, int fd, void *buf, size_t len);
 size_t vs_rx_slot(const struct vs_switch *sw);
 void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
 		      struct iovec *iov, enum vs_dgram_sock sock, bool names);
+int vs_listen_check(struct vs_switch *sw, const char *path, int type);
 int vs_listen_unix(struct vs_switch *sw, const char *path, int type,
 		   unsigned int mode, long gid);
 int vs_sockaddr_un(struct sockaddr_un *sa, socklen_t *len, const char *path);
