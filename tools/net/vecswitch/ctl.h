@@ -64,6 +64,9 @@ struct vs_cap_rec {
 /* a control request and its answer, each way, client and switch */
 #define VS_CTL_TIMEOUT_MS	5000
 
+/* report.c */
+ssize_t vs_report(struct vs_switch *sw, const char *cmd, bool json, char **out);
+
 /* ctl.c */
 void vs_ctl_accept(struct vs_switch *sw);
 void vs_ctl_event(struct vs_switch *sw, unsigned int idx, uint32_t events);
