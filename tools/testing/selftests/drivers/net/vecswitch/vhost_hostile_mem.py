@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Hostile front-ends, memory: a memfd shrunk under the switch, memory on
+tmpfs behind thousands of mounts."""
+
+import ctypes
+import os
+import select
+import struct
+import time
+
+from vhost_lib import (
+    D_WRITE, REGION, RXQ, SET_MEM_TABLE, TXQ, WAIT, Arena, eth, expect,
+    expect_bytes, expect_eq, mac, pattern, say)
+from vhost_guest import (
+    Frontend)
+from vhost_hostile import (
+    H, Shell, Skip)
+
+
+def shrink(ho):
+    """Rings in the first MiB of the memfd (region 0), buffers behind it
+    (region 1); frames flow both ways, then the file is cut to its first
+    MiB and more frames come: touching the rest is SIGBUS for the switch."""
+    layout = ((0x100000, 1 << 20, 0x7f5a00000000, 0),
+              (0x40000000, 3 << 20, 0x7f5b00200000, 1 << 20))
+    h = H(ho, "memfd shrunk under the switch", setup="hello", layout=layout)
+    fe = h.fe
+    fe.set_mem()
+    fe.setup_ring(RXQ, 0)
+    fe.setup_ring(TXQ, 0)
+    fe.tx_arena = Arena(fe.mem, 1, 1 << 20)
+    rx = fe.rings[RXQ]
+    rx.publish(*[rx.chain([(fe.mem.alloc(4096, 64, 1), 4096, D_WRITE)], None)
+                 for _ in range(64)])
+    fe.kick(RXQ)
+    f = eth(ho.a.mac, fe.mac, pattern(80, 500))
+    fe.tx(f)
+    (_, frame, _), = ho.a.rx_frames(1)
+    expect_bytes("A: a frame from the front-end before its memfd shrinks", f, frame)
+    fe.tx_done()
+    ho.a.tx(eth(fe.mac, ho.a.mac, pattern(81, 500)))
+    deadline = time.monotonic() + WAIT
+    while rx.pending() == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    expect_eq("the front-end's frames received before its memfd shrinks", 1,
+              rx.pending())
+    tx = fe.rings[TXQ]
+    heads = []
+    for k in range(16):
+        data = fe.vnet_hdr() + eth(ho.a.mac, fe.mac, pattern(90 + k, 1000))
+        a = fe.tx_space(len(data))
+        fe.mem.write(a, data)
+        heads.append(tx.chain([(a, len(data), 0)], "tx"))
+    os.ftruncate(fe.mem.fd, 1 << 20)
+    # from here on this process must not touch region 1 either
+    for k in range(8):
+        ho.a.tx(eth(fe.mac, ho.a.mac, pattern(100 + k, 1200)))
+    tx.publish(*heads)
+    fe.kick(TXQ)
+    return h.closed(2.0)
+
+
+def many_mounts(ho, n=2000):
+    """A frontend in a mount namespace of its own with `n` mounts hands
+    over memory on a tmpfs only that namespace has, in 8 regions: the
+    switch must not read its mount table to decide (it once did, for each
+    region, and stalled every port meanwhile)"""
+    rd, wr = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(rd)
+        out = "error"
+        try:
+            out = _many_mounts_child(ho, n)
+        except Exception as e:      # pylint: disable=broad-except
+            out = f"error {e!r}"
+        finally:
+            os.write(wr, out.encode())
+            os._exit(0)
+    os.close(wr)
+    try:
+        r, _, _ = select.select([rd], [], [], 60)
+        got = os.read(rd, 4096).decode() if r else "no answer in 60 s"
+    finally:
+        os.close(rd)
+        os.waitpid(pid, 0)
+    if got.startswith("skip "):
+        raise Skip(got[5:])
+    expect(not got.startswith(("error", "no answer")), "the frontend with many mounts",
+           "an answer", got)
+    ack, dt = got.split()
+    say(f"hostile many mounts: SET_MEM_TABLE answered {ack} in {float(dt) * 1000:.1f} ms")
+    expect_eq("the answer to a table of good memory", "0", ack)
+    expect(float(dt) < 0.1, f"the answer to a memory table of 8 tmpfs regions "
+           f"from a namespace of {n} mounts", "within 0.1 s", f"{float(dt):.2f} s")
+    # the memory was good: the port was dropped by a bad request after it
+    return Shell("closed")
+
+
+def _many_mounts_child(ho, n):
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(0x20000):       # CLONE_NEWNS
+        return f"skip unshare: {os.strerror(ctypes.get_errno())}"
+    libc.mount(b"none", b"/", None, 0x40000 | 0x4000, None)     # MS_REC | MS_PRIVATE
+    d = os.path.join(ho.sw.args.tmp, "many-mounts")
+    os.makedirs(os.path.join(d, "m"), exist_ok=True)
+    if libc.mount(b"none", d.encode(), b"tmpfs", 0, None):
+        return f"skip tmpfs: {os.strerror(ctypes.get_errno())}"
+    m = os.path.join(d, "m").encode()
+    os.makedirs(m, exist_ok=True)
+    os.makedirs(os.path.join(d, "mem"), exist_ok=True)
+    for _ in range(n):
+        if libc.mount(m, m, None, 0x1000, None):                # MS_BIND
+            return f"skip bind mounts: {os.strerror(ctypes.get_errno())}"
+    # the memory's own mount last: the whole table comes before it
+    if libc.mount(b"none", os.path.join(d, "mem").encode(), b"tmpfs", 0, None):
+        return f"skip tmpfs: {os.strerror(ctypes.get_errno())}"
+    fd = os.open(os.path.join(d, "mem", "f"), os.O_RDWR | os.O_CREAT, 0o600)
+    os.ftruncate(fd, 8 << 20)
+    fe = Frontend(ho.sw.args.sock, "hostile many mounts", mac(6, 0x7f))
+    fe.hello()
+    p = struct.pack("<II", 8, 0) + b"".join(
+        REGION.pack(k << 20, 1 << 20, 0x7f0000000000 + (k << 20), k << 20)
+        for k in range(8))
+    t0 = time.monotonic()
+    ack = fe.attempt(SET_MEM_TABLE, p, [fd] * 8)
+    dt = time.monotonic() - t0
+    if ack == 0:
+        fe.attempt(99)
+    fe.close()
+    return f"{ack} {dt:.4f}"
