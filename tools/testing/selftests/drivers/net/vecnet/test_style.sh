@@ -5,8 +5,9 @@
 # directly or around a loop, into a file that calls it: the layers of
 # the map at the top of vecnet.h), its sources pass checkpatch --strict,
 # its directory builds with W=1 without a single warning, and every
-# shell script of the project is clean for shellcheck -x, and no shell
-# function is defined in two of the project's shell files.
+# shell script of the project is clean for shellcheck -x.  No shell
+# function is defined in two of the project's shell files, and no test
+# or script spells the wire format's numbers again (wire_literals.py).
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd python3
@@ -36,9 +37,13 @@ check_err $? "shell functions defined in more than one file: ${twice//$'\n'/; }"
 [ "${#scripts[@]}" -gt 50 ]
 check_err $? "the function check read ${#scripts[@]} scripts: not the project's"
 
+# The wire format's numbers are include/uapi/linux/vecnet.h's alone
+python3 "$(dirname "$(readlink -f "$0")")/wire_literals.py" "$VECNET_SRC" | sed 's/^/# /'
+check_err "${PIPESTATUS[0]}" "tests or scripts spell the wire format again, not by the header's names"
+
 if [ ! -x "$tree/scripts/checkpatch.pl" ]; then
 	[ "$RET" -eq 0 ] && { echo "SKIP: no kernel tree"; exit "$ksft_skip"; }
-	log_test "files call one way, no shell function twice"
+	log_test "files call one way, no shell function twice, the wire format once"
 	exit "$RET"
 fi
 
@@ -80,5 +85,5 @@ else
 	check_err 1 "shellcheck is not installed (make deps installs it)"
 fi
 
-log_test "files call one way, no shell function twice, checkpatch --strict, W=1, shellcheck"
+log_test "files call one way, no shell function twice, the wire format once, checkpatch --strict, W=1, shellcheck"
 exit "$RET"
