@@ -61,21 +61,17 @@ from vhost_hostile import Hostile
 from vhost_traffic import (
     case_chains, case_pair, case_reconnect, case_rewrite, case_rings, case_tso,
     case_tso_seg)
-from vhost_hostile_rings import hostile_descriptors
+from vhost_hostile_rings import hostile_rings
 from vhost_hostile_msgs import hostile_messages
-from vhost_hostile_mem import many_mounts, shrink
-from vhost_hostile_fds import fuse_kick, fuse_mem, hostile_kernel_side
+from vhost_hostile_mem import hostile_memory
+from vhost_hostile_fds import hostile_fds
 
 
 def case_hostile(sw):
     ho = Hostile(sw)
     try:
-        for name, fn in hostile_descriptors() + hostile_messages() + [
-                ("memory fd on a FUSE mount that never answers", fuse_mem),
-                ("kick fd on a FUSE mount that never answers", fuse_kick),
-                ("memfd shrunk under the switch while frames flow", shrink)] + \
-                hostile_kernel_side() + [
-                ("memory on tmpfs from a namespace of 2000 mounts", many_mounts)]:
+        for name, fn in (hostile_rings() + hostile_messages() + hostile_memory()
+                         + hostile_fds()):
             if re.search(sw.args.only, name):
                 ho.run(name, fn)
         if ho.failed:

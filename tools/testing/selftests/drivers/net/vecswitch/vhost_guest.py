@@ -19,7 +19,7 @@ from vhost_lib import (
     SET_VRING_BASE, SET_VRING_CALL, SET_VRING_ENABLE, SET_VRING_KICK,
     SET_VRING_NUM, STD_LAYOUT, TXQ, VERSION, VNET, VRING_ADDR, VRING_STATE,
     WAIT, Arena, Closed, Fail, Memory, Ring, bit, bit_names, eth, eventfd,
-    expect, expect_bytes, expect_eq, mac, pattern)
+    expect, expect_bytes, expect_eq, mac, mem_table, pattern)
 
 
 # --- the front-end ----------------------------------------------------------
@@ -172,8 +172,7 @@ class Frontend:
         return 12 if self.has(F_MRG_RXBUF) or self.has(F_VERSION_1) else 10
 
     def mem_table(self):
-        p = struct.pack("<II", len(self.mem.regions), 0)
-        return p + b"".join(r.pack() for r in self.mem.regions)
+        return mem_table([(r.gpa, r.size, r.uva, r.offset) for r in self.mem.regions])
 
     def set_mem(self):
         self.mem = Memory(self.layout)

@@ -10,8 +10,7 @@ from vhost_lib import (
     BCAST, DESC, F_RING_EVENT_IDX, RXQ, SET_VRING_ADDR, SET_VRING_BASE,
     SET_VRING_NUM, TXQ, VRING_ADDR, VRING_STATE, Arena, Closed, Fail, Ring, eth,
     expect, expect_eq, mac, pattern, say)
-from vhost_guest import (
-    Frontend, announce, connect, exchange)
+from vhost_guest import Frontend, announce, connect, exchange
 
 
 # --- hostile front-ends -----------------------------------------------------

@@ -1,20 +1,48 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Hostile front-ends, memory: a memfd shrunk under the switch, memory on
-tmpfs behind thousands of mounts."""
+"""Hostile front-ends, memory: bad memory tables, a memfd shrunk under
+the switch, memory named like a memfd or behind thousands of mounts,
+mappings beyond the switch's caps."""
 
 import ctypes
 import os
 import select
-import struct
 import time
 
 from vhost_lib import (
-    D_WRITE, REGION, RXQ, SET_MEM_TABLE, TXQ, WAIT, Arena, eth, expect,
-    expect_bytes, expect_eq, mac, pattern, say)
-from vhost_guest import (
-    Frontend)
-from vhost_hostile import (
-    H, Shell, Skip)
+    D_WRITE, RXQ, SET_MEM_TABLE, TXQ, WAIT, Arena, eth, eventfd, expect,
+    expect_bytes, expect_eq, mac, mem_table, pattern, say)
+from vhost_guest import Frontend
+from vhost_hostile import H, Shell, Skip
+
+
+def table_case(what, regions, nfds=None, kind="memfd", file_size=4 << 20):
+    def f(ho):
+        h = H(ho, what, setup="hello")
+        if kind == "memfd":
+            fd = os.memfd_create("hostile", os.MFD_CLOEXEC)
+            os.ftruncate(fd, file_size)
+        else:
+            fd = eventfd()
+        try:
+            h.outcome = h.fe.attempt(SET_MEM_TABLE, mem_table(regions),
+                                     [fd] * (len(regions) if nfds is None else nfds))
+        finally:
+            os.close(fd)
+        return h
+    f.__name__ = what
+    return f
+
+
+def lying_count(ho):
+    h = H(ho, "memory table counting 8 regions, carrying 1", setup="hello")
+    fd = os.memfd_create("hostile", os.MFD_CLOEXEC)
+    os.ftruncate(fd, 1 << 20)
+    try:
+        p = mem_table([(0x100000, 1 << 20, 0x7f0000000000, 0)], count=8)
+        h.outcome = h.fe.attempt(SET_MEM_TABLE, p, [fd])
+    finally:
+        os.close(fd)
+    return h
 
 
 def shrink(ho):
@@ -119,9 +147,8 @@ def _many_mounts_child(ho, n):
     os.ftruncate(fd, 8 << 20)
     fe = Frontend(ho.sw.args.sock, "hostile many mounts", mac(6, 0x7f))
     fe.hello()
-    p = struct.pack("<II", 8, 0) + b"".join(
-        REGION.pack(k << 20, 1 << 20, 0x7f0000000000 + (k << 20), k << 20)
-        for k in range(8))
+    p = mem_table([(k << 20, 1 << 20, 0x7f0000000000 + (k << 20), k << 20)
+                   for k in range(8)])
     t0 = time.monotonic()
     ack = fe.attempt(SET_MEM_TABLE, p, [fd] * 8)
     dt = time.monotonic() - t0
@@ -129,3 +156,113 @@ def _many_mounts_child(ho, n):
         fe.attempt(99)
     fe.close()
     return f"{ack} {dt:.4f}"
+
+
+def memfd_named(ho):
+    """a file on ramfs named memfd:x, at the root of a detached
+    mount, so that /proc names it "/memfd:x" as it would a memfd"""
+    h = H(ho, "memory on ramfs named like a memfd", setup="hello")
+    d = os.path.join(ho.sw.args.tmp, "ramfs-memfd")
+    os.makedirs(d, exist_ok=True)
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.mount(b"none", d.encode(), b"ramfs", 0, None):
+        raise Skip(f"no ramfs mount: {os.strerror(ctypes.get_errno())}")
+    try:
+        fd = os.open(os.path.join(d, "memfd:x"), os.O_RDWR | os.O_CREAT, 0o600)
+    finally:
+        libc.umount2(d.encode(), 2)
+    try:
+        expect_eq("its name in /proc", "/memfd:x", os.readlink(f"/proc/self/fd/{fd}"))
+        os.ftruncate(fd, 1 << 20)
+        h.outcome = h.fe.attempt(
+            SET_MEM_TABLE, mem_table([(0x100000, 1 << 20, 0x7f0000000000, 0)]), [fd])
+    finally:
+        os.close(fd)
+    return h
+
+
+def huge_table(ho):
+    """8 regions of 16 GiB each, one sparse memfd: beyond the default
+    --vhost-mem-max of 64 GiB"""
+    h = H(ho, "guest memory of 128 GiB (beyond --vhost-mem-max)", setup="hello")
+    fd = os.memfd_create("huge", os.MFD_CLOEXEC)
+    try:
+        os.ftruncate(fd, 128 << 30)
+        p = mem_table([(k << 34, 16 << 30, 0x100000000000 + (k << 34), k << 34)
+                       for k in range(8)])
+        h.outcome = h.fe.attempt(SET_MEM_TABLE, p, [fd] * 8)
+    finally:
+        os.close(fd)
+    return h
+
+
+def all_frontends(ho):
+    """two frontends of 20 GiB each, where the switch runs with
+    --vhost-mem-total 32768: the first is mapped, the second refused"""
+    first = H(ho, "20 GiB of guest memory", setup="hello")
+    fd = os.memfd_create("big", os.MFD_CLOEXEC)
+    try:
+        os.ftruncate(fd, 20 << 30)
+        p = mem_table([(0, 20 << 30, 0x100000000000, 0)])
+        expect_eq("the first 20 GiB table's ack", 0,
+                  first.fe.attempt(SET_MEM_TABLE, p, [fd]))
+        before = ho.sw.ctl("stats")["switch"]["vhost_mem_refused"]
+        h = H(ho, "20 GiB more (beyond --vhost-mem-total)", setup="hello")
+        h.outcome = h.fe.attempt(SET_MEM_TABLE, p, [fd])
+        expect_eq("vhost_mem_refused", before + 1,
+                  ho.sw.ctl("stats")["switch"]["vhost_mem_refused"])
+    finally:
+        os.close(fd)
+        first.close()
+    return h
+
+
+def offset_far(ho):
+    """a 1 MiB region 100 TiB into a sparse memfd: only the region is
+    mapped, not the 100 TiB before it"""
+    h = H(ho, "a region 100 TiB into its file", setup="hello")
+    fd = os.memfd_create("far", os.MFD_CLOEXEC)
+    try:
+        os.ftruncate(fd, (100 << 40) + (1 << 20))
+        p = mem_table([(0, 1 << 20, 0x100000000000, 100 << 40)])
+        expect_eq("its table's ack", 0, h.fe.attempt(SET_MEM_TABLE, p, [fd]))
+        mapped = ho.sw.ctl("stats")["switch"]["vhost_mapped"]
+        expect(mapped < 1 << 30, "vhost_mapped with that region mapped",
+               "under 1 GiB", f"{mapped} bytes")
+        h.outcome = h.fe.attempt(99)
+    finally:
+        os.close(fd)
+    return h
+
+
+def hostile_memory():
+    """(name, sub-case) of each hostile front-end of this file"""
+    one = [(0x100000, 1 << 20, 0x7f0000000000, 0)]
+    return [(f.__name__, f) for f in (
+        table_case("memory region of size 0", [(0x100000, 0, 0x7f0000000000, 0)]),
+        table_case("overlapping regions (guest addresses)",
+            [(0x100000, 1 << 20, 0x7f0000000000, 0),
+             (0x180000, 1 << 20, 0x7f1000000000, 2 << 20)]),
+        table_case("overlapping regions (user addresses)",
+            [(0x100000, 1 << 20, 0x7f0000000000, 0),
+             (0x40000000, 1 << 20, 0x7f0000080000, 2 << 20)]),
+        table_case("region wrapping past 2^64",
+            [(0xffff_ffff_fff0_0000, 2 << 20, 0x7f0000000000, 0)]),
+        table_case("mmap_offset + size beyond the file",
+            [(0x100000, 1 << 20, 0x7f0000000000, 512 << 10)], file_size=1 << 20),
+        table_case("mmap_offset + size overflowing 64 bits",
+            [(0x100000, 2 << 20, 0x7f0000000000, 0xffff_ffff_ffff_f000)]),
+        table_case("9 regions", [(0x100000 * (k + 1), 0x80000,
+                                  0x7f0000000000 + 0x100000 * k, 0x100000 * k)
+                                 for k in range(9)], file_size=16 << 20),
+        table_case("a region without its fd", one, nfds=0),
+        table_case("2 fds for 1 region", one, nfds=2),
+        table_case("an eventfd as memory", one, kind="eventfd"))] + [
+        ("memory table counting 8 regions, carrying 1", lying_count),
+        ("memfd shrunk under the switch while frames flow", shrink),
+        ("memfd named", memfd_named),
+        ("huge table", huge_table),
+        ("all frontends", all_frontends),
+        ("offset far", offset_far),
+        ("memory on tmpfs from a namespace of 2000 mounts", many_mounts),
+    ]

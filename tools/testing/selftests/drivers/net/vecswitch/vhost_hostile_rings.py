@@ -1,12 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 """Hostile front-ends, descriptors and rings: chains that leave guest
-memory, loop, nest or run past their tables."""
+memory, loop, nest or run past their tables, rings of bad sizes and
+addresses, rings of empty descriptors."""
 
+import os
+import struct
+import time
 
 from vhost_lib import (
-    D_INDIRECT, D_NEXT, D_WRITE, TXQ)
-from vhost_hostile import (
-    FAR_AWAY, H)
+    BCAST, D_INDIRECT, D_NEXT, D_WRITE, RXQ, SET_VRING_ADDR, SET_VRING_BASE,
+    SET_VRING_ENABLE, SET_VRING_KICK, SET_VRING_NUM, TXQ, VRING_ADDR,
+    VRING_STATE, Ring, eth, eventfd, expect, pattern, say)
+from vhost_hostile import FAR_AWAY, H
 
 
 def hostile_descriptors():
@@ -138,4 +143,106 @@ def hostile_descriptors():
         ("read-only descriptor on RX", rx_read),
         ("RX buffer outside every region", rx_outside),
         ("RX buffer running past its region's end", rx_past_end),
+    ]
+
+
+def ring_num(n):
+    def f(ho):
+        h = H(ho, f"queue size {n}", setup="hello")
+        h.fe.set_mem()
+        h.outcome = h.fe.attempt(SET_VRING_NUM, VRING_STATE.pack(TXQ, n))
+        return h
+    f.__name__ = f"queue size {n}"
+    return f
+
+
+def ring_addr(what):
+    def f(ho):
+        h = H(ho, what, setup="hello")
+        fe = h.fe
+        fe.set_mem()
+        ring = Ring(fe.mem, TXQ, 256, 1, False)
+        desc, used, avail = (fe.mem.uva(ring.desc), fe.mem.uva(ring.used),
+                             fe.mem.uva(ring.avail))
+        r1 = fe.mem.regions[1]
+        if what == "descriptor table outside memory":
+            desc = FAR_AWAY
+        elif what == "descriptor table running past its region's end":
+            desc = r1.uva + r1.size - 2048          # 4 KiB of descriptors
+        elif what == "used ring outside memory":
+            used = r1.uva + r1.size
+        elif what == "avail ring outside memory":
+            avail = FAR_AWAY
+        elif what == "descriptor table misaligned":
+            desc += 8
+        elif what == "used ring misaligned":
+            used += 2
+        elif what == "avail ring misaligned":
+            avail += 1
+        fe.command(SET_VRING_NUM, VRING_STATE.pack(TXQ, 256))
+        fe.command(SET_VRING_BASE, VRING_STATE.pack(TXQ, 0))
+        h.outcome = fe.attempt(SET_VRING_ADDR,
+                               VRING_ADDR.pack(TXQ, 0, desc, used, avail, 0))
+        if h.outcome == 0:
+            # it may check when the ring starts; it must by then
+            say(f"hostile {what}: SET_VRING_ADDR acked; starting the ring")
+            kfd = eventfd()
+            try:
+                r = fe.attempt(SET_VRING_KICK, struct.pack("<Q", TXQ), [kfd])
+                if r == 0:
+                    r = fe.attempt(SET_VRING_ENABLE, VRING_STATE.pack(TXQ, 1))
+                if r == 0:
+                    os.write(kfd, struct.pack("<Q", 1))
+                    r = "closed" if fe.closed_within(1.5) else 0
+                h.outcome = r
+            finally:
+                os.close(kfd)
+        return h
+    f.__name__ = what
+    return f
+
+
+def rx_empty_chains(ho):
+    """a 12-byte receive buffer, then the same chain of 4095 empty
+    descriptors again and again in the available ring"""
+    h = H(ho, "receive chains of empty descriptors", qsize=4096)
+    fe = h.fe
+    ring = fe.rings[RXQ]
+    ring.put_desc(0, fe.mem.alloc(64, 16, 1), 12, D_WRITE, 0)
+    for k in range(1, 4096):
+        ring.put_desc(k, 0x40000000, 0, D_WRITE | (D_NEXT if k < 4095 else 0), k + 1)
+    for k in range(4096):
+        fe.mem.st16(ring.avail + 4 + 2 * k, 0 if k == 0 else 1)
+    fe.mem.st16(ring.avail + 2, 4096)
+    fe.kick(RXQ)
+    t0 = time.monotonic()
+    for k in range(20):
+        ho.a.tx(eth(BCAST, ho.a.mac, pattern(90 + k, 1000)))
+    ho.b.rx_frames(20)
+    dt = time.monotonic() - t0
+    expect(dt < 1.0, "20 broadcasts from A reaching B", "within 1 s", f"{dt:.2f} s")
+    return h.closed()
+
+
+def tx_empty_chains(ho):
+    h = H(ho, "a transmit chain of 3000 empty descriptors", qsize=4096)
+    return h.tx_raw([(0x40000000, 0, D_NEXT, k + 1) for k in range(2999)]
+                    + [(0x40000000, 0, 0, 0)]).closed()
+
+
+def hostile_rings():
+    """(name, sub-case) of each hostile front-end of this file"""
+    return hostile_descriptors() + [(f.__name__, f) for f in (
+        ring_num(100),
+        ring_num(0),
+        ring_num(65536),
+        ring_addr("descriptor table outside memory"),
+        ring_addr("descriptor table running past its region's end"),
+        ring_addr("used ring outside memory"),
+        ring_addr("avail ring outside memory"),
+        ring_addr("descriptor table misaligned"),
+        ring_addr("used ring misaligned"),
+        ring_addr("avail ring misaligned"))] + [
+        ("rx empty chains", rx_empty_chains),
+        ("tx empty chains", tx_empty_chains),
     ]

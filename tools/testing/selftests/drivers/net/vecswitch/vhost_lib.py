@@ -50,6 +50,14 @@ VRING_STATE = struct.Struct("<II")      # index, num
 VRING_ADDR = struct.Struct("<IIQQQQ")   # index, flags, desc, used, avail, log
 REGION = struct.Struct("<QQQQ")         # guest address, size, user address, mmap offset
 
+
+def mem_table(regions, count=None):
+    """SET_MEM_TABLE's payload: the number of regions (or count, to lie
+    about it), padding, then each (guest address, size, user address,
+    mmap offset)"""
+    return (struct.pack("<II", len(regions) if count is None else count, 0)
+            + b"".join(REGION.pack(*r) for r in regions))
+
 # protocol features
 PF_MQ, PF_REPLY_ACK, PF_CONFIG = 0, 3, 9
 
@@ -154,9 +162,6 @@ class Region:
     def __init__(self, gpa, size, uva, offset):
         self.gpa, self.size, self.uva, self.offset = gpa, size, uva, offset
         self.next = offset              # bump allocator, in file offsets
-
-    def pack(self):
-        return REGION.pack(self.gpa, self.size, self.uva, self.offset)
 
 
 # two regions of one memfd, as QEMU hands them over: guest, user and file
