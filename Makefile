@@ -137,6 +137,7 @@ $(BUILD)/man/vecswitch.8: $(wildcard Documentation/networking/vecswitch-examples
 INSTALLED := $(BINDIR)/vecswitch $(BINDIR)/vecnat $(BINDIR)/vecnet-guest $(VECNETLIBDIR)/vmlinux \
 	$(MANDIR)/man8/vecswitch.8 $(MANDIR)/man7/vecnet.7 \
 	$(MANDIR)/man1/vecnet-guest.1 $(SYSTEMDUNITDIR)/vecswitch.service \
+	$(SYSTEMDUNITDIR)/vecswitch@.service \
 	$(SYSCTLDIR)/vecswitch.conf
 
 # install takes what 'make' built and does not rebuild it (as root, from
@@ -160,11 +161,12 @@ install: $(BUILD)/vmlinux $(BUILD)/vecswitch $(BUILD)/vecnat man
 	install -m 644 $(BUILD)/man/vecswitch.8 $(DESTDIR)$(MANDIR)/man8/ && \
 	install -m 644 $(BUILD)/man/vecnet.7 $(DESTDIR)$(MANDIR)/man7/ && \
 	install -m 644 $(BUILD)/man/vecnet-guest.1 $(DESTDIR)$(MANDIR)/man1/ && \
-	sed -e 's|/usr/local/bin/vecswitch|$(BINDIR)/vecswitch|' \
-		tools/net/vecswitch/vecswitch.service >$(DESTDIR)$(SYSTEMDUNITDIR)/vecswitch.service && \
-	chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/vecswitch.service && \
+	for u in vecswitch.service vecswitch@.service; do \
+		sed -e 's|/usr/local/bin/vecswitch|$(BINDIR)/vecswitch|' \
+			tools/net/vecswitch/$$u >$(DESTDIR)$(SYSTEMDUNITDIR)/$$u && \
+		chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/$$u || exit 1; done && \
 	install -m 644 debian/sysctl/vecswitch.conf $(DESTDIR)$(SYSCTLDIR)/
-	@echo "  INSTALL $(DESTDIR)$(PREFIX): vecswitch, vecnat, vecnet-guest, vmlinux, man pages, unit, sysctl.d"
+	@echo "  INSTALL $(DESTDIR)$(PREFIX): vecswitch, vecnat, vecnet-guest, vmlinux, man pages, units, sysctl.d"
 
 $(BUILD)/vmlinux $(BUILD)/vecswitch $(BUILD)/vecnat:
 	@echo "install: $@ is missing: run 'make' first" >&2; exit 1

@@ -319,7 +319,9 @@ static const char *fwd_open(struct nat *n, const struct nat_fwd *f)
  * A request on the control socket, "add SPEC", "del SPEC" or "list",
  * answered with "ok" or "error: ..." (list: one forward a line),
  * "neighbors" (libslirp's ARP and NDP tables: the guests it knows, by
- * address and MAC), or "stats", answered with "stats" and the counters
+ * address and MAC), or "stats", answered with "stats" and the counters.
+ * A request may start with a tag, "#SEQ ", which its answer starts with
+ * too: the switch does not wait for an answer, and matches it by that.
  */
 static void ctl_request(struct nat *n, char *req, char *out, size_t outlen)
 {
@@ -386,7 +388,8 @@ static void ctl_request(struct nat *n, char *req, char *out, size_t outlen)
 
 static void ctl_in(struct nat *n)
 {
-	char req[NAT_SPEC_LEN + 8], out[NAT_FWD_MAX * NAT_SPEC_LEN];
+	char req[NAT_SPEC_LEN + 32], out[NAT_FWD_MAX * NAT_SPEC_LEN + 24];
+	size_t tag = 0;
 	ssize_t len;
 
 	len = recv(n->cfg.ctl_fd, req, sizeof(req) - 1, MSG_DONTWAIT);
@@ -396,7 +399,17 @@ static void ctl_in(struct nat *n)
 	if (len <= 0)
 		return;
 	req[len] = '\0';
-	ctl_request(n, req, out, sizeof(out));
+	/* "#SEQ ": 1 to 10 digits, given back in front of the answer */
+	if (req[0] == '#') {
+		tag = 1 + strspn(req + 1, "0123456789");
+		if (tag < 2 || tag > 11 || req[tag] != ' ') {
+			snprintf(out, sizeof(out), "error: a bad tag");
+			send(n->cfg.ctl_fd, out, strlen(out), MSG_DONTWAIT);
+			return;
+		}
+		memcpy(out, req, ++tag);
+	}
+	ctl_request(n, req + tag, out + tag, sizeof(out) - tag);
 	send(n->cfg.ctl_fd, out, strlen(out), MSG_DONTWAIT);
 }
 

@@ -439,13 +439,13 @@ void vs_ctl_answer(struct vs_switch *sw, struct vs_ctl_conn *c)
 	}
 	if (!strncmp(c->req, "forward", 7) &&
 	    (!c->req[7] || strchr(" \t\r\n", c->req[7]))) {
-		c->out = vs_nat_forward(sw, c->req + 7);
+		c->out = vs_nat_forward(sw, c, c->req + 7);
 		c->outlen = c->out ? strlen(c->out) : 0;
 		c->outoff = 0;
 		return;
 	}
 	if (!strncmp(c->req, "nat", 3) && (!c->req[3] || strchr("\r\n", c->req[3]))) {
-		c->out = vs_nat_guests(sw);
+		c->out = vs_nat_guests(sw, c);
 		c->outlen = c->out ? strlen(c->out) : 0;
 		c->outoff = 0;
 		return;
@@ -570,6 +570,7 @@ void vs_ctl_accept(struct vs_switch *sw)
 		return;
 	}
 	sw->ctl[i].fd = fd;
+	sw->ctl[i].serial = ++sw->ctl_serial;
 	sw->ctl[i].deadline_ms = sw->now_ms + VS_CTL_TIMEOUT_MS;
 }
 
@@ -653,9 +654,16 @@ void vs_ctl_flush(struct vs_switch *sw)
 	for (i = 0; i < VS_CTL_MAX_CONN; i++) {
 		struct vs_ctl_conn *c = &sw->ctl[i];
 
-		if (c->fd >= 0 && (c->cap || c->ev.on) && !c->want_out &&
-		    c->outlen > c->outoff)
+		if (c->fd < 0)
+			continue;
+		if (c->nat_wait && c->out) {
+			/* the NAT process answered it (nat.c) */
+			c->nat_wait = false;
 			ctl_write(sw, c);
+		} else if ((c->cap || c->ev.on) && !c->want_out &&
+			   c->outlen > c->outoff) {
+			ctl_write(sw, c);
+		}
 	}
 }
 
@@ -667,6 +675,12 @@ void vs_ctl_event(struct vs_switch *sw, unsigned int idx, uint32_t events)
 	if (idx >= VS_CTL_MAX_CONN || sw->ctl[idx].fd < 0)
 		return;
 	c = &sw->ctl[idx];
+	if (c->nat_wait) {
+		/* waiting for the NAT process; a client that went is done */
+		if (events & (EPOLLHUP | EPOLLERR))
+			ctl_close(sw, c);
+		return;
+	}
 	if (c->cap || c->ev.on) {
 		if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
 			stream_input(sw, c, events);
@@ -694,6 +708,15 @@ void vs_ctl_event(struct vs_switch *sw, unsigned int idx, uint32_t events)
 	}
 	/* a full line, a full buffer, or end of input: answer */
 	vs_ctl_answer(sw, c);
+	if (c->nat_wait) {
+		/* nothing to read or write until the NAT process answers */
+		struct epoll_event ev = {
+			.data.u64 = vs_ev(VS_EV_CTL_CONN, idx),
+		};
+
+		epoll_ctl(sw->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+		return;
+	}
 	ctl_write(sw, c);
 }
 

@@ -19,7 +19,9 @@ struct vs_ctl_conn {
 	size_t outlen;
 	size_t outoff;
 	uint64_t deadline_ms;
+	uint64_t serial;		/* which client this is, never reused */
 	bool want_out;			/* EPOLLOUT armed: the client is behind */
+	bool nat_wait;			/* its answer is the NAT process's (nat.c) */
 	struct vs_capture *cap;		/* a capture it streams (capture.c) */
 	struct {			/* an event stream (events.c) */
 		bool on;
@@ -99,8 +101,10 @@ void vs_ev_capture(struct vs_switch *sw, unsigned int id, bool start,
 int vs_nat_start(struct vs_switch *sw);
 void vs_nat_tick(struct vs_switch *sw);
 void vs_nat_stop(struct vs_switch *sw);
-char *vs_nat_forward(struct vs_switch *sw, const char *args);
-char *vs_nat_guests(struct vs_switch *sw);
+void vs_nat_input(struct vs_switch *sw);
+char *vs_nat_forward(struct vs_switch *sw, struct vs_ctl_conn *c,
+		     const char *args);
+char *vs_nat_guests(struct vs_switch *sw, struct vs_ctl_conn *c);
 bool vs_nat_name(struct vs_switch *sw, pid_t pid, char *name);
 
 /* ctl_client.c */

@@ -37,10 +37,14 @@
 #define TOP_PORTS	256
 /* the control socket of the shipped unit (vecswitch.service) */
 #define CTL_SERVICE_PATH	"/run/vecswitch/ctl.sock"
+/* and of the network NAME of the template unit (vecswitch@NAME.service) */
+#define CTL_NETWORK_FMT		"/run/vecswitch/%s/ctl.sock"
 
 static volatile sig_atomic_t stop;
 /* no --ctl: the service's socket is tried, and the errors say so */
 static bool ctl_defaulted;
+/* --network NAME: that network's, likewise */
+static const char *ctl_network;
 
 static void on_stop(int sig)
 {
@@ -102,7 +106,11 @@ static int ctl_connect(const char *path)
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, len) < 0) {
 		int err = errno;
 
-		if (ctl_defaulted && (err == ENOENT || err == ECONNREFUSED))
+		if (ctl_network && (err == ENOENT || err == ECONNREFUSED))
+			fprintf(stderr,
+				"vecswitch ctl: --network %s: no control socket %s (is vecswitch@%s.service running?)\n",
+				ctl_network, path, ctl_network);
+		else if (ctl_defaulted && (err == ENOENT || err == ECONNREFUSED))
 			fprintf(stderr,
 				"vecswitch ctl: no --ctl PATH given, and the service's control socket %s is not there (is vecswitch.service running?)\n",
 				path);
@@ -684,8 +692,21 @@ static int events(const char *path, int argc, char **argv, bool json)
 	return ret;
 }
 
+/*
+ * A network's name, as the template unit's instance: one path component
+ * (no '/', not "." or ".."), short enough for a socket path under /run
+ */
+static bool network_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n && n <= 64 && name[0] != '.' && name[0] != '-' &&
+	       strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
+}
+
 int vs_ctl_client(int argc, char **argv)
 {
+	char network_path[sizeof(CTL_NETWORK_FMT) + 64];
 	const char *path = NULL, *cmd = NULL;
 	bool json = false, all = false;
 	int i;
@@ -697,6 +718,10 @@ int vs_ctl_client(int argc, char **argv)
 			path = argv[i];
 		} else if (!strncmp(argv[i], "--ctl=", 6)) {
 			path = argv[i] + 6;
+		} else if (!strcmp(argv[i], "--network")) {
+			if (++i == argc)
+				return ctl_usage("--network: needs a network's name");
+			ctl_network = argv[i];
 		} else if (!strcmp(argv[i], "--json")) {
 			json = true;
 		} else if (!strcmp(argv[i], "ports") || !strcmp(argv[i], "fdb") ||
@@ -708,8 +733,18 @@ int vs_ctl_client(int argc, char **argv)
 			cmd = argv[i];
 		} else {
 			return ctl_usage("%s: unknown argument (want %s)", argv[i],
-					 "[--ctl PATH] ports|fdb|stats [--all]|channels [--json], capture ..., top [--count N], events [--json] [--count N]");
+					 "[--ctl PATH | --network NAME] ports|fdb|stats [--all]|channels [--json], capture ..., top [--count N], events [--json] [--count N]");
 		}
+	}
+	if (ctl_network) {
+		if (path)
+			return ctl_usage("--network and --ctl: give one");
+		if (!network_ok(ctl_network))
+			return ctl_usage("--network '%s': a name of letters, digits, '_', '.' and '-', not starting with '.' or '-'",
+					 ctl_network);
+		snprintf(network_path, sizeof(network_path), CTL_NETWORK_FMT,
+			 ctl_network);
+		path = network_path;
 	}
 	if (!path) {
 		path = CTL_SERVICE_PATH;

@@ -144,4 +144,17 @@ void vs_fdb_flush_port(struct vs_switch *sw, struct vs_port *p);
 void vs_fdb_sweep(struct vs_switch *sw);
 struct vs_port *vs_fdb_owner(struct vs_switch *sw, const uint8_t *mac);
 
+/* @m as the reports and the log write it, into @out: 18 bytes */
+static inline void vs_mac_str(char *out, const uint8_t *m)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned int i;
+
+	for (i = 0; i < 6; i++) {
+		out[3 * i] = hex[m[i] >> 4];
+		out[3 * i + 1] = hex[m[i] & 15];
+		out[3 * i + 2] = i < 5 ? ':' : '\0';
+	}
+}
+
 #endif /* VECSWITCH_FRAME_H */

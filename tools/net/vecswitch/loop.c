@@ -102,6 +102,9 @@ static void dispatch(struct vs_switch *sw, uint64_t tag, uint32_t events)
 	case VS_EV_CTL_CONN:
 		vs_ctl_event(sw, idx, events);
 		break;
+	case VS_EV_NAT:
+		vs_nat_input(sw);
+		break;
 	case VS_EV_PORT:
 	case VS_EV_PROBE:
 	case VS_EV_KICK_RX:
@@ -164,9 +167,9 @@ void vs_loop_run(struct vs_switch *sw)
 				vs_tap_mtu(sw->tap);
 			sw->next_sweep_ms = sw->now_ms + HOUSEKEEP_MS;
 		}
-		/* events of the turn, the housekeeping's too, go out now */
-		if (sw->nev)
-			vs_ctl_flush(sw);
+		/* events of the turn, the housekeeping's too, and the NAT
+		 * process's answers go out now */
+		vs_ctl_flush(sw);
 		vs_port_reap(sw);
 	}
 }

@@ -91,10 +91,38 @@ static void note_sndbuf(struct vs_switch *sw)
 	}
 }
 
+/*
+ * Every socket path free before the first is made: a switch that cannot
+ * start (another one runs at one of its paths) leaves none behind
+ */
+static int check_listeners(struct vs_switch *sw)
+{
+	const struct vs_config *cfg = &sw->cfg;
+	const struct {
+		const char *path;
+		int type;
+	} p[] = {
+		{ cfg->dgram_path, SOCK_DGRAM },
+		{ cfg->vnet_path, SOCK_DGRAM },
+		{ cfg->stream_path, SOCK_STREAM },
+		{ cfg->seqpacket_path, SOCK_SEQPACKET },
+		{ cfg->vhost_path, SOCK_STREAM },
+		{ cfg->ctl_path, SOCK_STREAM },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		if (p[i].path && vs_listen_check(sw, p[i].path, p[i].type) < 0)
+			return -1;
+	return 0;
+}
+
 static int setup_listeners(struct vs_switch *sw)
 {
 	const struct vs_config *cfg = &sw->cfg;
 
+	if (check_listeners(sw) < 0)
+		return -1;
 	if (cfg->dgram_path &&
 	    listen_on(sw, cfg->dgram_path, SOCK_DGRAM, &sw->dgram_fd, -1) < 0)
 		return -1;

@@ -8,6 +8,13 @@
  * a pause that doubles while it keeps dying young.  The forwards it holds
  * are kept here too, so that a new child starts with all of them; `ctl
  * forward` reaches the child through a socket pair.
+ *
+ * The switch never waits for the child: a ctl request it must answer is
+ * sent tagged ("#SEQ request"), the control connection waits for it
+ * (ctl.c's nat_wait), and the tagged answer, when the loop finds it on
+ * the pair, becomes the connection's output.  A child that has not
+ * answered within NAT_CTL_MS gets its requests answered with an error
+ * instead; an answer that comes later is dropped.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +40,23 @@
 #define NAT_FWD_MAX		64
 #define NAT_SPEC_LEN		80
 #define NAT_NSTATS		5
+#define NAT_PEND		8	/* requests the child has not answered */
+#define NAT_ANSWER_MAX		(NAT_FWD_MAX * NAT_SPEC_LEN + 64)
+
+/* what a tagged request was for */
+enum nat_req_kind {
+	NAT_REQ_FWD,		/* add or del: then a list, then the client */
+	NAT_REQ_LIST,		/* the forwards as the child spells them */
+	NAT_REQ_NEIGHBORS,	/* ctl nat */
+};
+
+struct nat_req {
+	uint32_t seq;
+	enum nat_req_kind kind;
+	int conn;			/* the ctl connection waiting, or -1 */
+	uint64_t serial;		/* ... as long as it is this one */
+	uint64_t deadline_ms;
+};
 
 /* the descriptors the child is given */
 enum { NAT_FD_SWITCH = 3, NAT_FD_READY, NAT_FD_CTL };
@@ -49,6 +73,9 @@ static struct {
 	/* counters of the children that died, and of this one so far */
 	uint64_t base[NAT_NSTATS];
 	uint64_t cur[NAT_NSTATS];
+	struct nat_req pend[NAT_PEND];	/* sent, oldest first */
+	unsigned int npend;
+	uint32_t seq;
 } nat = { .ctl_fd = -1 };
 
 /* the child's counters, in the order of its "stats" answer */
@@ -218,6 +245,13 @@ static int nat_run(struct vs_switch *sw, bool wait)
 		vs_close_later(sw, nat.ctl_fd);
 	nat.ctl_fd = ctl[0];
 	ctl[0] = -1;
+	/* the answers are read by the loop (vs_nat_input) */
+	if (vs_epoll_add(sw, nat.ctl_fd, vs_ev(VS_EV_NAT, 0), EPOLLIN) < 0) {
+		kill(nat.pid, SIGKILL);
+		waitpid(nat.pid, NULL, 0);
+		nat.pid = 0;
+		goto out;
+	}
 	r = 0;
 	if (!wait)
 		goto out;
@@ -247,69 +281,144 @@ out:
 }
 
 /*
- * Send @req to the child and put its answer, NUL-terminated, in @out;
- * false when it gave none in time.  The switch waits for it: only ctl
- * requests do this, never a frame.
+ * The client of control connection @conn (whose serial is @serial) is
+ * answered @text; ctl.c sends it at the end of the loop turn.  Nothing
+ * if the client went meanwhile.
  */
-static bool nat_ask(struct vs_switch *sw, const char *req, char *out,
-		    size_t len)
+static void reply(struct vs_switch *sw, int conn, uint64_t serial,
+		  const char *text)
 {
-	struct pollfd p = { .fd = nat.ctl_fd, .events = POLLIN };
-	uint64_t end = vs_now_ms() + NAT_CTL_MS;
-	ssize_t n;
+	struct vs_ctl_conn *c;
 
-	if (!nat.pid || nat.ctl_fd < 0)
-		return false;
-	/* an answer to an earlier request that came too late */
-	while ((n = vs_recv_rights(sw, nat.ctl_fd, out, len - 1)) > 0) {
-		out[n] = '\0';
-		take_stats(sw, out);
-	}
-	if (send(nat.ctl_fd, req, strlen(req), MSG_DONTWAIT) < 0)
-		return false;
-	/* the answer, after any to the once-a-second "stats" */
-	for (;;) {
-		uint64_t now = vs_now_ms();
-
-		if (now >= end || poll(&p, 1, end - now) != 1)
-			return false;
-		n = vs_recv_rights(sw, nat.ctl_fd, out, len - 1);
-		if (n <= 0)
-			return false;
-		out[n] = '\0';
-		if (!take_stats(sw, out))
-			return true;
-	}
+	if (conn < 0 || conn >= VS_CTL_MAX_CONN)
+		return;
+	c = &sw->ctl[conn];
+	if (c->fd < 0 || c->serial != serial || !c->nat_wait || c->out)
+		return;
+	c->out = strdup(text);
+	c->outlen = c->out ? strlen(c->out) : 0;
+	c->outoff = 0;
+	if (!c->out)
+		c->nat_wait = false;	/* closed with no answer */
 }
 
 /*
- * Once a second: take the answer to the last "stats" and ask again;
- * the switch never waits for it
+ * Send @req to the child, tagged, for the client of control connection
+ * @conn (-1: for the switch itself) whose serial is @serial; false if it
+ * cannot be sent now
  */
-static void poll_stats(struct vs_switch *sw)
+static bool ask(struct vs_switch *sw, enum nat_req_kind kind, int conn,
+		uint64_t serial, const char *req)
 {
-	char out[128];
-	ssize_t n;
+	char msg[NAT_SPEC_LEN + 32];
+	struct nat_req *r;
+	int n;
 
-	while ((n = vs_recv_rights(sw, nat.ctl_fd, out, sizeof(out) - 1)) > 0) {
-		out[n] = '\0';
-		take_stats(sw, out);
-	}
-	send(nat.ctl_fd, "stats", 5, MSG_DONTWAIT);
+	if (!nat.pid || nat.ctl_fd < 0 || nat.npend == NAT_PEND)
+		return false;
+	n = snprintf(msg, sizeof(msg), "#%u %s", nat.seq + 1, req);
+	if (n < 0 || (size_t)n >= sizeof(msg) ||
+	    send(nat.ctl_fd, msg, n, MSG_DONTWAIT | MSG_NOSIGNAL) != n)
+		return false;
+	r = &nat.pend[nat.npend++];
+	r->seq = ++nat.seq;
+	r->kind = kind;
+	r->conn = conn;
+	r->serial = serial;
+	r->deadline_ms = sw->now_ms + NAT_CTL_MS;
+	return true;
 }
 
 /* The child's forwards, as it spells them, kept for its next start */
-static void nat_list(struct vs_switch *sw)
+static void take_list(char *list)
 {
-	char out[NAT_FWD_MAX * NAT_SPEC_LEN], *line, *save = NULL;
+	char *line, *save = NULL;
 
-	if (!nat_ask(sw, "list", out, sizeof(out)) || strncmp(out, "ok\n", 3))
-		return;
 	nat.nfwd = 0;
-	for (line = strtok_r(out + 3, "\n", &save);
+	for (line = strtok_r(list, "\n", &save);
 	     line && nat.nfwd < NAT_FWD_MAX;
 	     line = strtok_r(NULL, "\n", &save))
 		snprintf(nat.fwd[nat.nfwd++], NAT_SPEC_LEN, "%s", line);
+}
+
+/* The child's answer @text (room for one more byte) to request @r */
+static void answered(struct vs_switch *sw, const struct nat_req *r, char *text)
+{
+	switch (r->kind) {
+	case NAT_REQ_FWD:
+		if (strncmp(text, "ok", 2)) {
+			strcat(text, "\n");
+			reply(sw, r->conn, r->serial, text);
+		} else if (!ask(sw, NAT_REQ_LIST, r->conn, r->serial, "list")) {
+			/* done, but the list here is behind until the next */
+			reply(sw, r->conn, r->serial, "ok\n");
+		}
+		break;
+	case NAT_REQ_LIST:
+		/* the client hears "ok" once the list says what was done */
+		if (!strncmp(text, "ok\n", 3))
+			take_list(text + 3);
+		reply(sw, r->conn, r->serial, "ok\n");
+		break;
+	case NAT_REQ_NEIGHBORS:
+		reply(sw, r->conn, r->serial, strncmp(text, "ok\n", 3) ?
+		      "error: nat: the NAT process could not list its guests\n" :
+		      text + 3);
+		break;
+	}
+}
+
+/* Requests the child did not answer in time, or @all of them: failed */
+static void expire(struct vs_switch *sw, bool all)
+{
+	while (nat.npend && (all || sw->now_ms >= nat.pend[0].deadline_ms)) {
+		struct nat_req r = nat.pend[0];
+
+		memmove(nat.pend, nat.pend + 1, --nat.npend * sizeof(r));
+		reply(sw, r.conn, r.serial, r.kind == NAT_REQ_NEIGHBORS ?
+		      "error: nat: the NAT process does not answer (restarting?)\n" :
+		      "error: forward: the NAT process does not answer (restarting?)\n");
+	}
+}
+
+/* The child's control socket is readable: its answers */
+void vs_nat_input(struct vs_switch *sw)
+{
+	static char out[NAT_ANSWER_MAX + 2];
+	struct nat_req r;
+	unsigned long seq;
+	unsigned int i;
+	char *text;
+	ssize_t n;
+
+	while ((n = vs_recv_rights(sw, nat.ctl_fd, out, NAT_ANSWER_MAX)) > 0) {
+		out[n] = '\0';
+		if (out[0] != '#') {
+			take_stats(sw, out);
+			continue;
+		}
+		seq = strtoul(out + 1, &text, 10);
+		if (*text != ' ')
+			continue;
+		for (i = 0; i < nat.npend && nat.pend[i].seq != seq; i++)
+			;
+		if (i == nat.npend)
+			continue;	/* answered already: it came too late */
+		/* answers come in order: older ones still due are lost */
+		r = nat.pend[i];
+		nat.npend -= i + 1;
+		memmove(nat.pend, nat.pend + i + 1, nat.npend * sizeof(r));
+		answered(sw, &r, text + 1);
+	}
+	/* the child closed its end: it is going, and the tick reaps it */
+	if (!n)
+		epoll_ctl(sw->epfd, EPOLL_CTL_DEL, nat.ctl_fd, NULL);
+}
+
+/* Once a second: ask for the child's counters; they come as any answer */
+static void poll_stats(void)
+{
+	send(nat.ctl_fd, "stats", 5, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
 /* Start the NAT port for --nat; 0, or the exit status the switch ends with */
@@ -333,7 +442,8 @@ int vs_nat_start(struct vs_switch *sw)
 		vs_log(NULL, 0, "--nat: the NAT process did not start");
 		return r == 2 ? 2 : 1;
 	}
-	nat_list(sw);
+	/* the forwards as the child spells them, for its next start */
+	ask(sw, NAT_REQ_LIST, -1, 0, "list");
 	vs_log(sw, 1, "nat: running, pid %d", (int)nat.pid);
 	return 0;
 }
@@ -366,7 +476,8 @@ void vs_nat_tick(struct vs_switch *sw)
 	if (!sw->cfg.nat)
 		return;
 	if (nat.pid)
-		poll_stats(sw);
+		poll_stats();
+	expire(sw, !nat.pid);
 	if (nat.pid && waitpid(nat.pid, &st, WNOHANG) == nat.pid) {
 		lived = sw->now_ms - nat.started_ms;
 		sw->st.nat_deaths++;
@@ -381,6 +492,7 @@ void vs_nat_tick(struct vs_switch *sw)
 		else
 			nat.backoff_ms = NAT_BACKOFF_MIN_MS;
 		nat.restart_ms = sw->now_ms + nat.backoff_ms;
+		expire(sw, true);
 		if (WIFSIGNALED(st))
 			vs_log(sw, 0, "nat: the NAT process died (signal %d, %s) after %llu ms; again in %u ms",
 			       WTERMSIG(st), strsignal(WTERMSIG(st)),
@@ -413,26 +525,46 @@ void vs_nat_stop(struct vs_switch *sw)
 	nat.ctl_fd = -1;
 }
 
-/* ctl nat: the guests the NAT process knows (libslirp's ARP and NDP tables) */
-char *vs_nat_guests(struct vs_switch *sw)
+/*
+ * Ask the child @req for the client of control connection @c: NULL, and
+ * the client waits for the answer (c->nat_wait), or the error to answer
+ * at once (allocated)
+ */
+static char *ask_for(struct vs_switch *sw, struct vs_ctl_conn *c,
+		     enum nat_req_kind kind, const char *req, const char *what)
 {
-	char out[8192];
+	char err[96];
 
-	if (!sw->cfg.nat)
-		return strdup("error: nat: the switch runs without --nat\n");
-	if (!nat_ask(sw, "neighbors", out, sizeof(out)) || strncmp(out, "ok\n", 3))
-		return strdup("error: nat: the NAT process does not answer (restarting?)\n");
-	return strdup(out + 3);
+	if (ask(sw, kind, c - sw->ctl, c->serial, req)) {
+		c->nat_wait = true;
+		return NULL;
+	}
+	snprintf(err, sizeof(err), "error: %s: the NAT process does not answer (%s)\n",
+		 what, nat.npend == NAT_PEND ? "busy" : "restarting?");
+	return strdup(err);
 }
 
 /*
- * ctl forward add|del SPEC, list [json]: the answer, allocated, for the
- * client.  The child checks the spec and opens the port; the list here
- * follows what it did.
+ * ctl nat: the guests the NAT process knows (libslirp's ARP and NDP
+ * tables), for the client of control connection @c: as vs_nat_forward
  */
-char *vs_nat_forward(struct vs_switch *sw, const char *args)
+char *vs_nat_guests(struct vs_switch *sw, struct vs_ctl_conn *c)
 {
-	char req[NAT_SPEC_LEN + 8], out[NAT_FWD_MAX * NAT_SPEC_LEN + 64];
+	if (!sw->cfg.nat)
+		return strdup("error: nat: the switch runs without --nat\n");
+	return ask_for(sw, c, NAT_REQ_NEIGHBORS, "neighbors", "nat");
+}
+
+/*
+ * ctl forward add|del SPEC, list [json], for the client of control
+ * connection @c: the answer (allocated), or NULL when the client waits
+ * for the child's (c->nat_wait).  The child checks the spec and opens
+ * the port; the list here follows what it did.
+ */
+char *vs_nat_forward(struct vs_switch *sw, struct vs_ctl_conn *c,
+		     const char *args)
+{
+	char req[NAT_SPEC_LEN + 8], out[NAT_ANSWER_MAX];
 	char verb[8] = "", spec[NAT_SPEC_LEN] = "", extra[2] = "";
 	size_t used = 0;
 	unsigned int i;
@@ -456,13 +588,5 @@ char *vs_nat_forward(struct vs_switch *sw, const char *args)
 	if (n != 2 || (strcmp(verb, "add") && strcmp(verb, "del")))
 		return strdup("error: forward: want add SPEC, del SPEC or list [json]\n");
 	snprintf(req, sizeof(req), "%s %s", verb, spec);
-	if (!nat_ask(sw, req, out, sizeof(out)))
-		return strdup("error: forward: the NAT process does not answer (restarting?)\n");
-	if (strncmp(out, "ok", 2)) {
-		used = strlen(out);
-		snprintf(out + used, sizeof(out) - used, "\n");
-		return strdup(out);
-	}
-	nat_list(sw);
-	return strdup("ok\n");
+	return ask_for(sw, c, NAT_REQ_FWD, req, "forward");
 }

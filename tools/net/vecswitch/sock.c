@@ -94,13 +94,16 @@ static void set_buf(int fd, int force, int plain, int size)
 		setsockopt(fd, SOL_SOCKET, plain, &size, sizeof(size));
 }
 
-int vs_listen_unix(struct vs_switch *sw, const char *path, int type,
-		   unsigned int mode, long gid)
+/*
+ * @path is free for a socket of @type: nothing there, or a stale socket
+ * (removed); otherwise said why not, -1.  main.c asks this of every path
+ * before it makes the first, so that a refused start leaves no socket.
+ */
+int vs_listen_check(struct vs_switch *sw, const char *path, int type)
 {
 	struct sockaddr_un sa;
 	socklen_t len;
-	int fd, r, one = 1;
-	mode_t old;
+	int r;
 
 	if (vs_sockaddr_un(&sa, &len, path) < 0) {
 		fprintf(stderr, "vecswitch: %s: path empty or longer than %zu bytes\n",
@@ -115,6 +118,20 @@ int vs_listen_unix(struct vs_switch *sw, const char *path, int type,
 			strerror(-r));
 		return -1;
 	}
+	return 0;
+}
+
+int vs_listen_unix(struct vs_switch *sw, const char *path, int type,
+		   unsigned int mode, long gid)
+{
+	struct sockaddr_un sa;
+	socklen_t len;
+	int fd, r, one = 1;
+	mode_t old;
+
+	if (vs_listen_check(sw, path, type) < 0 ||
+	    vs_sockaddr_un(&sa, &len, path) < 0)
+		return -1;
 	fd = socket(AF_UNIX, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		goto err;

@@ -43,9 +43,3 @@ int vs_epoll_add(struct vs_switch *sw, int fd, uint64_t tag, uint32_t events)
 	}
 	return 0;
 }
-
-void vs_mac_str(char *out, const uint8_t *m)
-{
-	sprintf(out, "%02x:%02x:%02x:%02x:%02x:%02x",
-		m[0], m[1], m[2], m[3], m[4], m[5]);
-}

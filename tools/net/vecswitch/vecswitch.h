@@ -37,6 +37,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -204,6 +205,7 @@ struct vs_switch {
 	unsigned int ncap;		/* captures running (capture.c) */
 	unsigned int cap_all;		/* of them, those that hold every port */
 	unsigned int nev;		/* events clients (events.c) */
+	uint64_t ctl_serial;		/* control clients so far */
 
 	/* rx scratch for dgram/seqpacket batches */
 	uint8_t *rxmem;
@@ -274,6 +276,7 @@ enum vs_ev_kind {
 	VS_EV_VHOST_LISTEN,
 	VS_EV_KICK_RX,			/* a vhost-user guest posted buffers */
 	VS_EV_KICK_TX,			/* and frames to send */
+	VS_EV_NAT,			/* the NAT process answered (nat.c) */
 };
 
 static inline uint64_t vs_ev(enum vs_ev_kind kind, unsigned int idx)
@@ -314,6 +317,8 @@ static inline bool vs_msg_is(const void *d, size_t len, uint8_t type)
 /* conf.c */
 void vs_conf_defaults(struct vs_config *cfg);
 void vs_conf_parse(struct vs_config *cfg, int argc, char **argv);
+int vs_conf_lines(struct vs_config *cfg, const char *name, char *text,
+		  size_t len, FILE *err);
 
 /* loop.c */
 void vs_loop_run(struct vs_switch *sw);
@@ -323,13 +328,13 @@ uint64_t vs_now_ms(void);
 void vs_log(const struct vs_switch *sw, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int vs_epoll_add(struct vs_switch *sw, int fd, uint64_t tag, uint32_t events);
-void vs_mac_str(char *out, const uint8_t *mac);	/* out: 18 bytes */
 
 /* sock.c */
 ssize_t vs_recv_rights(struct vs_switch *sw, int fd, void *buf, size_t len);
 size_t vs_rx_slot(const struct vs_switch *sw);
 void vs_rx_batch_init(struct vs_switch *sw, struct mmsghdr *mm,
 		      struct iovec *iov, enum vs_dgram_sock sock, bool names);
+int vs_listen_check(struct vs_switch *sw, const char *path, int type);
 int vs_listen_unix(struct vs_switch *sw, const char *path, int type,
 		   unsigned int mode, long gid);
 int vs_sockaddr_un(struct sockaddr_un *sa, socklen_t *len, const char *path);

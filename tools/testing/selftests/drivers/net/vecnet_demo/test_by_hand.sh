@@ -70,7 +70,7 @@ expect_usage "malformed --mac" "--mac '02:00:00:00:01': not an address like" \
 expect_usage "zero --mac" "--mac 00:00:00:00:00:00: all zeros" \
 	--switch "$sock" --mac 00:00:00:00:00:00 g
 expect_usage "no name" "give the guest's NAME" --switch "$sock"
-expect_usage "no --switch" "--switch PATH is required" g
+expect_usage "no --switch" "--switch PATH or --network NET is required" g
 
 # the example unit file parses, with the binary where this build has it
 unit=$TEST_TMP/vecswitch.service

@@ -12,6 +12,11 @@
 # other through the sandboxed switch, and the switch must keep the unix
 # socket diagnostics that RestrictAddressFamilies could take away.
 #
+# vecswitch@.service, the template unit of one switch a network, must
+# carry the same settings but for its command line (with the network's
+# --config file), runtime directory (a network's, inside the unit's)
+# and description.
+#
 # The switch also runs under the unit's seccomp filter, put in place by a
 # few lines of Python: SystemCallFilter= (groups as systemd-analyze lists
 # them, @default added as systemd adds it), SystemCallErrorNumber=,
@@ -39,6 +44,30 @@ switch=$VECNET_BUILD/vecswitch
 unit=$VECNET_SRC/tools/net/vecswitch/vecswitch.service
 # unit_get KEY: its value in the unit, or nothing
 unit_get() { sed -n "s/^$1=//p" "$unit" | tail -n 1; }
+
+# The template unit, one switch a network, has this unit's sandbox line
+# for line: every setting the same and in the same order, but for its
+# description, its runtime directory (a network's, inside this unit's)
+# and its command line (the same, with the network's --config file and
+# its sockets in that directory), so that the filter applied below
+# holds for it too
+template=$VECNET_SRC/tools/net/vecswitch/vecswitch@.service
+# settings FILE: its settings, less those three and comments
+settings() {
+	grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' -e '^[[:space:]]' \
+		-e '^ExecStart=' -e '^RuntimeDirectory=' -e '^Description=' "$1"
+}
+# exec_line FILE: its ExecStart= on one line
+exec_line() { sed -n '/^ExecStart=/,/[^\\]$/p' "$1" | tr -d '\\\n\t' | tr -s ' '; }
+out=$(diff <(settings "$unit") <(settings "$template") 2>&1)
+check_err $? "vecswitch@.service's settings are not vecswitch.service's: $out"
+[ "$(sed -n 's/^RuntimeDirectory=//p' "$template")" = "$(unit_get RuntimeDirectory)/%i" ]
+check_err $? "vecswitch@.service's RuntimeDirectory= is not a network's inside vecswitch.service's"
+net_exec=$(exec_line "$template")
+[[ "$net_exec" == *" --config /etc/vecswitch/%i.conf "* ]] &&
+	[ "$(sed 's| --config /etc/vecswitch/%i\.conf||; s|/run/vecswitch/%i/|/run/vecswitch/|g' <<<"$net_exec")" = \
+	  "$(exec_line "$unit")" ]
+check_err $? "vecswitch@.service's command line is not vecswitch.service's with the network's file and directory: $net_exec"
 
 # What the sandbox does, as mounts in a mount namespace of the switch's
 sandbox=()

@@ -5,9 +5,11 @@
 # tree, vecswitch carries its sysctl.d file (net.unix.max_dgram_qlen),
 # lintian reports no error on them (it takes a few seconds), and
 # they install with apt-get from the files alone and purge cleanly.
-# Installed: the programs, man pages and unit are where Debian wants
-# them, vecswitch was built with Debian's hardening flags (hardening-check),
-# the groups vecnet and vecnet-admin and the user vecswitch exist, the unit passes systemd-analyze verify,
+# Installed: the programs, man pages and units (vecswitch.service and
+# the template vecswitch@.service) are where Debian wants them,
+# vecswitch was built with Debian's hardening flags (hardening-check),
+# the groups vecnet and vecnet-admin and the user vecswitch exist, the
+# units pass systemd-analyze verify,
 # its ExecStart= command line runs as that user
 # (where systemd is not PID 1 to start it), and two guests from the
 # installed vecnet-guest ping each other through it, with the source
@@ -100,9 +102,10 @@ check_err $? "the package did not create the groups vecnet and vecnet-admin"
 [ "$(id -gn vecswitch 2>/dev/null)" = vecnet ]
 check_err $? "the package did not create the user vecswitch in the group vecnet"
 unit=/lib/systemd/system/vecswitch.service
-out=$(systemd-analyze verify "$unit" 2>&1)
+# and the template unit, as the instance of a network
+out=$(systemd-analyze verify "$unit" /lib/systemd/system/vecswitch@lab1.service 2>&1)
 [ -z "$out" ]
-check_err $? "systemd-analyze verify $unit: $out"
+check_err $? "systemd-analyze verify $unit and vecswitch@lab1.service: $out"
 
 ns=$(netns_add deb)
 hider_start "$ns" vecnet "$(unit_user "$unit")"
@@ -121,7 +124,8 @@ guest_pair_ping "$HIDER" /usr/bin/vecnet-guest /run/vecswitch/switch.sock deb
 
 out=$(dpkg -P vecswitch vecnet-uml 2>&1)
 check_err $? "dpkg -P failed: $out"
-for f in /usr/bin/vecswitch /usr/bin/vecnet-guest /usr/lib/vecnet "$unit" "/$sysctl_conf" \
+for f in /usr/bin/vecswitch /usr/bin/vecnet-guest /usr/lib/vecnet "$unit" \
+	/lib/systemd/system/vecswitch@.service "/$sysctl_conf" \
 	/etc/systemd/system/multi-user.target.wants/vecswitch.service; do
 	[ ! -e "$f" ]
 	check_err $? "$f is still there after purge"

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make install and make uninstall.  Into a staging tree (DESTDIR): exactly
-# the expected files with their modes, the unit and vecnet-guest with the
-# paths of PREFIX filled in, the kernel stripped as the package ships it,
-# the package's sysctl.d file, man pages that 'man --warnings' renders
+# the expected files with their modes, the units (vecswitch.service and
+# the template vecswitch@.service) and vecnet-guest with the paths of
+# PREFIX filled in, the kernel stripped as the package ships it, the
+# package's sysctl.d file, man pages that 'man --warnings' renders
 # without a warning, --version of both programs, and an uninstall that
 # leaves the staging tree empty.  Then installed for real under a
 # temporary PREFIX: the installed vecswitch runs the unit's command line,
@@ -31,6 +32,7 @@ want="755 usr/local/bin/vecnat
 755 usr/local/bin/vecswitch
 644 usr/local/lib/sysctl.d/vecswitch.conf
 644 usr/local/lib/systemd/system/vecswitch.service
+644 usr/local/lib/systemd/system/vecswitch@.service
 755 usr/local/lib/vecnet/vmlinux
 644 usr/local/share/man/man1/vecnet-guest.1
 644 usr/local/share/man/man7/vecnet.7
@@ -39,8 +41,10 @@ got=$(cd "$dest" && find . -mindepth 1 ! -type d -printf '%m %P\n' | LC_ALL=C so
 [ "$got" = "$want" ]
 check_err $? "installed files differ: $(diff <(echo "$want") <(echo "$got") | grep '^[<>]')"
 
-grep -q '^ExecStart=/usr/local/bin/vecswitch ' "$dest/usr/local/lib/systemd/system/vecswitch.service"
-check_err $? "the unit's ExecStart does not name /usr/local/bin/vecswitch"
+for u in vecswitch.service vecswitch@.service; do
+	grep -q '^ExecStart=/usr/local/bin/vecswitch ' "$dest/usr/local/lib/systemd/system/$u"
+	check_err $? "the ExecStart of $u does not name /usr/local/bin/vecswitch"
+done
 grep -qx 'libdir=/usr/local/lib/vecnet' "$dest/usr/local/bin/vecnet-guest"
 check_err $? "the installed vecnet-guest does not look in /usr/local/lib/vecnet"
 # build/vmlinux without its symbol table, a tenth of its size or less;
@@ -98,9 +102,10 @@ chmod 755 "$TEST_TMP"
 out=$(mk install PREFIX="$prefix" 2>&1)
 check_err $? "make install PREFIX failed: $out"
 unit=$prefix/lib/systemd/system/vecswitch.service
-out=$(systemd-analyze verify --man=no "$unit" 2>&1)
+# the template as an instance of it, a network's unit
+out=$(systemd-analyze verify --man=no "$unit" "${unit%/*}/vecswitch@lab1.service" 2>&1)
 [ -z "$out" ]
-check_err $? "systemd-analyze verify of the installed unit: $out"
+check_err $? "systemd-analyze verify of the installed units: $out"
 
 # the group of the unit's sockets, if a package made it; otherwise one
 # that every system has

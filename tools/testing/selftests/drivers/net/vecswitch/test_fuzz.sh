@@ -3,8 +3,9 @@
 #
 # Build the project's libFuzzer targets: vecswitch's (frame intake and
 # forwarding, the stream framer, the control protocol, virtio-net headers
-# and software segmentation) and the vecnet driver's, built for the host
-# (its option parser, the gre and l2tpv3 receive checks), and vecnat's
+# and software segmentation, --config files) and the vecnet driver's,
+# built for the host (its option parser, the gre and l2tpv3 receive
+# checks), and vecnat's
 # port forward specs; replay every
 # input that once crashed them, then fuzz each briefly from the seed
 # corpus. Any crash, sanitizer report or broken invariant fails the test.

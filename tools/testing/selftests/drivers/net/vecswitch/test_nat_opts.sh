@@ -133,8 +133,32 @@ check_err $? "the NAT's counters: nat_rx_refused $(sw_stat nat_rx_refused), nat_
 ctl ports | grep -q " nat pid "
 check_err $? "ctl ports does not name the NAT port: $(ctl ports)"
 
-# killed: counted, back with both forwards
+# stopped: the switch waits for it nowhere; what is asked of it fails in
+# words, and the rest of the control socket answers meanwhile
 nat_pid=$(pgrep -P "$SWITCH_PID")
+kill -STOP "$nat_pid"
+asked=()
+for i in 1 2 3 4; do
+	ctl nat >"$TEST_TMP/nat-$i.out" 2>&1 &
+	asked+=($!)
+done
+sleep 0.3
+t0=$(date +%s%N)
+ctl ports >/dev/null
+took=$((($(date +%s%N) - t0) / 1000000))
+[ "$took" -lt 1000 ]
+check_err $? "ctl ports waited $took ms behind ctl nat to a stopped NAT process"
+wait "${asked[@]}"
+for i in 1 2 3 4; do
+	grep -q "^vecswitch ctl: the switch says: error: nat: the NAT process does not answer\|^error: nat: the NAT process does not answer" \
+		"$TEST_TMP/nat-$i.out"
+	check_err $? "ctl nat to a stopped NAT process: $(cat "$TEST_TMP/nat-$i.out")"
+done
+kill -CONT "$nat_pid"
+ctl nat | grep -q '10\.0\.2\.15'
+check_err $? "ctl nat after the NAT process went on: $(ctl nat 2>&1)"
+
+# killed: counted, back with both forwards
 kill -KILL "$nat_pid"
 wait_for 10 sw_stat_is nat_starts 2
 check_err $? "the NAT process was not started again: $(tail -n 3 "$TEST_TMP/switch.log")"

@@ -207,7 +207,8 @@ TEST(bad_options)
 		{ { "--dgram", "/tmp/x", "--allow-gid", "1,,x" }, "--allow-gid" },
 		{ { "--dgram", "/tmp/x", "--allow-uid", "4294967295" }, "--allow-uid" },
 	};
-	char out[4096];
+	/* --help is longer than a page */
+	char out[16384];
 	unsigned int i;
 
 	if (!vsw_bin())
