@@ -452,6 +452,21 @@ dgram_link() {
 	echo "$1:transport=unixdgram,local=$TEST_TMP/$2$1.sock,path=$TEST_TMP/$3$1.sock$4"
 }
 
+# vsw ARGS...: the switch under test, without the sanitizer's preload
+vsw() { env -u LD_PRELOAD "$VECSWITCH" "$@"; }
+
+# exits_with STATUS TEXT CMD...: CMD exits with STATUS and says TEXT (on
+# its standard output or error)
+exits_with() {
+	local want=$1 text=$2 out rc
+
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	[ "$rc" = "$want" ] && grep -qF -- "$text" <<<"$out"
+	check_err $? "'$*': status $rc (want $want), said: $out"
+}
+
 # finish: the test's verdict under $NAME, after the last lines of its logs
 # ($TEST_TMP/*.log and the files in FINISH_LOGS) when it failed; exits
 finish() {
