@@ -88,8 +88,13 @@ def definitions(line):
 
 
 def redefined(name, val, known):
+    """The header's name for the constant that name = val defines again:
+    name is the header's without its prefix (HELLO, F_VNET) or with one
+    of the protocol's (NEGO_HELLO, VECNET_MSG_F_VNET), not any name that
+    ends alike (XDP_FLAGS_SKB_MODE)"""
     for tail, (uname, uval) in known.items():
-        if val == uval and (name == tail or name.endswith("_" + tail)):
+        if val == uval and (name == tail or name.endswith("_" + tail) and
+                            re.search("MSG|NEGO|VEC", name[:-len(tail)])):
             return uname
     return None
 
