@@ -40,8 +40,8 @@ build=${1:?usage: kbuild.sh [-k VERSION] [-v ours|debug|baseline] BUILD_DIR}
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
 
-stage() { printf '  %-7s %s\n' "$1" "$2"; }
-abort() { echo "kbuild: $*" >&2; exit 1; }
+# shellcheck source=SCRIPTDIR/build-lib.sh
+source "$top/scripts/build-lib.sh"
 
 [ -d "$top/patches/$series" ] ||
 	abort "no kernel series '$series' (patches/ has: $(cd "$top/patches" && echo */ | tr -d /))"

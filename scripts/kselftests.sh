@@ -22,8 +22,8 @@ set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$(cd "${1:?usage: kselftests.sh BUILD_DIR}" && pwd)
-stage() { printf '  %-7s %s\n' "$1" "$2"; }
-abort() { echo "kselftests: $*" >&2; exit 1; }
+# shellcheck source=SCRIPTDIR/build-lib.sh
+source "$top/scripts/build-lib.sh"
 
 vmlinux=$(readlink -f "$build/vmlinux") || abort "no $build/vmlinux: run 'make' first"
 tree=$(dirname "$vmlinux")

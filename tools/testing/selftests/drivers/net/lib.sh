@@ -440,6 +440,41 @@ tail_logs() {
 	done
 }
 
+# --- shared by several tests, written once ---------------------------------
+
+# xstat_ge GUEST COUNTER N: the guest's ethtool -S counter is N or more
+xstat_ge() { [ "$(guest_xstat "$1" "$2")" -ge "$3" ]; }
+
+# dgram_link DEV ME PEER [OPTS]: the vecN: option of a direct unixdgram
+# link DEV between guests ME and PEER (sockets $TEST_TMP/<guest><DEV>.sock),
+# with ",OPTS" appended as given
+dgram_link() {
+	echo "$1:transport=unixdgram,local=$TEST_TMP/$2$1.sock,path=$TEST_TMP/$3$1.sock$4"
+}
+
+# vsw ARGS...: the switch under test, without the sanitizer's preload
+vsw() { env -u LD_PRELOAD "$VECSWITCH" "$@"; }
+
+# exits_with STATUS TEXT CMD...: CMD exits with STATUS and says TEXT (on
+# its standard output or error)
+exits_with() {
+	local want=$1 text=$2 out rc
+
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	[ "$rc" = "$want" ] && grep -qF -- "$text" <<<"$out"
+	check_err $? "'$*': status $rc (want $want), said: $out"
+}
+
+# finish: the test's verdict under $NAME, after the last lines of its logs
+# ($TEST_TMP/*.log and the files in FINISH_LOGS) when it failed; exits
+finish() {
+	[ "$RET" -eq 0 ] || tail_logs "$TEST_TMP"/*.log "${FINISH_LOGS[@]}"
+	log_test "${NAME:?the test names itself in NAME}"
+	exit "$RET"
+}
+
 # --- the scripts' messages --------------------------------------------------
 
 # say TEXT: a progress line of the soak or the bench, tagged $SAY_TAG

@@ -62,6 +62,8 @@ def _read_uapi(path):
 
 
 _U = _read_uapi(_uapi_path())
+# all of them, by name without VECNET_: {"MSG_HELLO": 1, ...}
+UAPI = dict(_U)
 MSG_MAGIC = _U["MSG_MAGIC"].encode()
 MSG_VERSION, MSG_LEN, MSG_COOKIE_LEN = (_U[k] for k in (
     "MSG_VERSION", "MSG_LEN", "MSG_COOKIE_LEN"))

@@ -30,16 +30,12 @@ xs() {
 	exec_in "$1" ethtool -S "$2" | awk -v k="$3:" '$1 == k { print $2 }'
 }
 
-link() {
-	local dev=$1 g=$2 other=$3 extra=$4
-
-	echo "$dev:transport=unixdgram,local=$TEST_TMP/$g$dev.sock,path=$TEST_TMP/$other$dev.sock,depth=128$extra"
-}
-agent "$ns" big a -a "$(link vec0 a b ",gso_max=$big")" \
-	-a "$(link vec1 a b ",gso_max=$big")" -a "$(link vec2 a b ",gso_max=$big")" \
+agent "$ns" big a -a "$(dgram_link vec0 a b ",depth=128,gso_max=$big")" \
+	-a "$(dgram_link vec1 a b ",depth=128,gso_max=$big")" \
+	-a "$(dgram_link vec2 a b ",depth=128,gso_max=$big")" \
 	-a "vec3:transport=unixdgram,local=$TEST_TMP/avec3.sock,path=$TEST_TMP/none.sock,depth=16,gso_max=$big"
-agent "$ns" big b -a "$(link vec0 b a ",gso_max=$big")" \
-	-a "$(link vec1 b a "")" -a "$(link vec2 b a ",vnet=0")"
+agent "$ns" big b -a "$(dgram_link vec0 b a ",depth=128,gso_max=$big")" \
+	-a "$(dgram_link vec1 b a ",depth=128")" -a "$(dgram_link vec2 b a ",depth=128,vnet=0")"
 agents_ready "super-frames beyond 64 KiB" a b
 for g in a b; do
 	host=${ip[$g]##*.}

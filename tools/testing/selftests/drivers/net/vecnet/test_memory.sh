@@ -17,13 +17,10 @@ require_cmd iperf3 python3
 ns=$(netns_add mem)
 fail=/sys/kernel/debug/fail_vecnet_rx
 declare -A net=([vec0]=198.18.24 [vec1]=198.18.25)
-link() {
-	local me=$1 peer=$2 n=$3 extra=$4
-
-	echo "vec$n:transport=unixdgram,local=$TEST_TMP/$me$n.sock,path=$TEST_TMP/$peer$n.sock,depth=64$extra"
-}
-agent "$ns" mem a -a "$(link a b 0 ",vnet=0")" -a "$(link a b 1 ",vnet=1")"
-agent "$ns" mem b -a "$(link b a 0 ",vnet=0")" -a "$(link b a 1 ",vnet=1")"
+agent "$ns" mem a -a "$(dgram_link vec0 a b ",depth=64,vnet=0")" \
+	-a "$(dgram_link vec1 a b ",depth=64,vnet=1")"
+agent "$ns" mem b -a "$(dgram_link vec0 b a ",depth=64,vnet=0")" \
+	-a "$(dgram_link vec1 b a ",depth=64,vnet=1")"
 for g in a b; do
 	host=1
 	[ "$g" = b ] && host=2

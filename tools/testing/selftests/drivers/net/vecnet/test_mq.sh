@@ -43,9 +43,6 @@ if ! grep -qx CONFIG_SMP=y "$cfg" 2>/dev/null; then
 	exit "$ksft_skip"
 fi
 
-# xstat_ge GUEST COUNTER N: the counter reached N (for wait_for)
-# shellcheck disable=SC2317  # run by wait_for
-xstat_ge() { [ "$(guest_xstat "$1" "$2")" -ge "$3" ]; }
 
 # stat_of NAME COUNTER: one counter of ethtool -S vec0 in guest NAME
 stat_of() {

@@ -5,7 +5,9 @@
 # directly or around a loop, into a file that calls it: the layers of
 # the map at the top of vecnet.h), its sources pass checkpatch --strict,
 # its directory builds with W=1 without a single warning, and every
-# shell script of the project is clean for shellcheck -x.
+# shell script of the project is clean for shellcheck -x.  No shell
+# function is defined in two of the project's shell files, and no test
+# or script spells the wire format's numbers again (wire_literals.py).
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd python3
@@ -17,9 +19,31 @@ src=$VECNET_SRC/arch/um/drivers/vecnet
 python3 "$VECNET_SRC/scripts/vecnet-deps.py" --check "$src" 2>&1 | sed 's/^/# /'
 check_err "${PIPESTATUS[0]}" "the driver's files call in a loop, or none was read"
 
+# every shell script of the project (tests, scripts/, CI)
+mapfile -t scripts < <(find "$VECNET_SRC/scripts" "$VECNET_SRC/tools/testing/selftests" \
+	"$VECNET_SRC/.ci" -type f \( -name '*.sh' -o -name uml-run -o -name uml-exec \
+	-o -name vecnet-guest -o -path '*/.ci/run' \))
+
+# A helper defined twice drifts: one that several tests use lives in
+# ../lib.sh (the guests' in guest_lib.sh), the build scripts' in
+# scripts/build-lib.sh.  A function that two files define, with its files:
+twice=$(for f in "${scripts[@]}"; do
+	sed -nE 's/^[[:space:]]*(function[[:space:]]+)?([A-Za-z_][A-Za-z0-9_]*)[[:space:]]*\(\).*/\2/p' "$f" |
+		sort -u | sed "s|\$| ${f#"$VECNET_SRC"/}|"
+done | awk '{ n[$1]++; at[$1] = at[$1] " " $2 }
+	    END { for (f in n) if (n[f] > 1) print f ":" at[f] }')
+[ -z "$twice" ]
+check_err $? "shell functions defined in more than one file: ${twice//$'\n'/; }"
+[ "${#scripts[@]}" -gt 50 ]
+check_err $? "the function check read ${#scripts[@]} scripts: not the project's"
+
+# The wire format's numbers are include/uapi/linux/vecnet.h's alone
+python3 "$(dirname "$(readlink -f "$0")")/wire_literals.py" "$VECNET_SRC" | sed 's/^/# /'
+check_err "${PIPESTATUS[0]}" "tests or scripts spell the wire format again, not by the header's names"
+
 if [ ! -x "$tree/scripts/checkpatch.pl" ]; then
 	[ "$RET" -eq 0 ] && { echo "SKIP: no kernel tree"; exit "$ksft_skip"; }
-	log_test "the driver's files call one way"
+	log_test "files call one way, no shell function twice, the wire format once"
 	exit "$RET"
 fi
 
@@ -53,15 +77,13 @@ fi
 # Every shell script of the project, each from its own directory so
 # that -x follows its relative "source" lines
 if command -v shellcheck >/dev/null; then
-	while read -r f; do
+	for f in "${scripts[@]}"; do
 		(cd "$(dirname "$f")" && shellcheck -x "$(basename "$f")")
 		check_err $? "shellcheck: ${f#"$VECNET_SRC"/}"
-	done < <(find "$VECNET_SRC/scripts" "$VECNET_SRC/tools/testing/selftests" \
-			"$VECNET_SRC/.ci" -type f \( -name '*.sh' -o -name uml-run \
-			-o -name uml-exec -o -name vecnet-guest -o -path '*/.ci/run' \))
+	done
 else
 	check_err 1 "shellcheck is not installed (make deps installs it)"
 fi
 
-log_test "files call one way, checkpatch --strict, W=1, shellcheck"
+log_test "files call one way, no shell function twice, the wire format once, checkpatch --strict, W=1, shellcheck"
 exit "$RET"

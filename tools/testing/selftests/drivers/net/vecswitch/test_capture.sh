@@ -18,8 +18,6 @@ source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd iperf3 python3 tcpdump
 require_vecswitch
 
-# shellcheck disable=SC2317  # run by wait_for
-xstat_ge() { [ "$(guest_xstat "$1" "$2")" -ge "$3" ]; }
 # port_id GUEST: the id of the port of the guest's socket
 port_id() {
 	ctl ports --json | python3 -c 'import json,sys

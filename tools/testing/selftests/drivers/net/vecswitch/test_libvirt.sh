@@ -48,13 +48,9 @@ user=vsw-lv$$
 group=vsw-lvg$$
 declare -A ip=([u]=192.0.2.3 [q]=192.0.2.4)
 
-# finish: the verdict, after the last lines of every log on a failure
-finish() {
-	[ "$RET" -eq 0 ] ||
-		tail_logs "$TEST_TMP"/*.log "$console" "$home"/.cache/libvirt/qemu/log/*.log
-	log_test "a libvirt session domain from vecswitch(8)'s example on --vhost-user: virsh, ping and TCP with a UML guest, nothing left after virsh destroy"
-	exit "$RET"
-}
+# the verdict (finish, in lib.sh), after the last lines of these too
+NAME="a libvirt session domain from vecswitch(8)'s example on --vhost-user: virsh, ping and TCP with a UML guest, nothing left after virsh destroy"
+FINISH_LOGS=("$console" "$home/.cache/libvirt/qemu/log/$dom.log")
 
 # ---- the session user ------------------------------------------------------
 

@@ -33,15 +33,6 @@ sock2=$TEST_TMP/switch2.sock
 CTL=$TEST_TMP/ctl
 token=vecnat-$$-$RANDOM
 
-finish() {
-	if [ "$RET" -ne 0 ]; then
-		echo "# ---- switch.log (last lines)"
-		tail -n 20 "$TEST_TMP/switch.log" | sed 's/^/#   /'
-	fi
-	log_test "$NAME"
-	exit "$RET"
-}
-
 # ---- the internet: wan, one route away ---------------------------------------
 
 ip link add natv0 netns "$host" type veth peer name natv1 netns "$wan" &&

@@ -25,29 +25,24 @@ ns=$(netns_add natopt)
 sock=$TEST_TMP/switch.sock
 CTL=$TEST_TMP/ctl
 
-# refused STATUS TEXT ARGS...: the switch stops with STATUS, saying TEXT
-refused() {
-	local want=$1 text=$2 out rc
-
-	shift 2
+# nat_refused STATUS TEXT ARGS...: the switch on --dgram with ARGS stops
+# with STATUS, saying TEXT
+nat_refused() {
 	rm -f "$sock"
-	out=$(timeout 10 ip netns exec "$ns" env -u LD_PRELOAD "$VECSWITCH" \
-		--dgram "$sock" "$@" 2>&1)
-	rc=$?
-	[ "$rc" = "$want" ] && grep -qF -- "$text" <<<"$out"
-	check_err $? "'$*': status $rc (want $want), said: $out"
+	exits_with "$1" "$2" timeout 10 ip netns exec "$ns" env -u LD_PRELOAD \
+		"$VECSWITCH" --dgram "$sock" "${@:3}"
 }
 
-refused 2 "--nat-net: '10.0.2.5/24' has host bits set" --nat --nat-net 10.0.2.5/24
-refused 2 "--nat-net: '10.0.2.0/28': the prefix must be 8..27" --nat-net 10.0.2.0/28
-refused 2 "--nat-net6: 'fd00::/48': give a /64" --nat --nat-net6 fd00::/48
-refused 2 "--nat-dns: 10.0.3.3 is not a free address" --nat --nat-dns 10.0.3.3
-refused 2 "the guest address is outside the NAT network" --nat-forward tcp:8080:10.0.3.1:80
-refused 2 "the guest address is the network's own" --nat-forward tcp:8080:10.0.2.2:80
-refused 2 "not tcp|udp:[HOSTADDR:]HOSTPORT:GUESTADDR:GUESTPORT" --nat-forward tcp:8080
-refused 2 "the protocol must be tcp or udp" --nat-forward sctp:8080:10.0.2.15:80
-refused 2 "the host port is not 1..65535" --nat-forward tcp:0:10.0.2.15:80
-refused 2 "its host port is forwarded already" \
+nat_refused 2 "--nat-net: '10.0.2.5/24' has host bits set" --nat --nat-net 10.0.2.5/24
+nat_refused 2 "--nat-net: '10.0.2.0/28': the prefix must be 8..27" --nat-net 10.0.2.0/28
+nat_refused 2 "--nat-net6: 'fd00::/48': give a /64" --nat --nat-net6 fd00::/48
+nat_refused 2 "--nat-dns: 10.0.3.3 is not a free address" --nat --nat-dns 10.0.3.3
+nat_refused 2 "the guest address is outside the NAT network" --nat-forward tcp:8080:10.0.3.1:80
+nat_refused 2 "the guest address is the network's own" --nat-forward tcp:8080:10.0.2.2:80
+nat_refused 2 "not tcp|udp:[HOSTADDR:]HOSTPORT:GUESTADDR:GUESTPORT" --nat-forward tcp:8080
+nat_refused 2 "the protocol must be tcp or udp" --nat-forward sctp:8080:10.0.2.15:80
+nat_refused 2 "the host port is not 1..65535" --nat-forward tcp:0:10.0.2.15:80
+nat_refused 2 "its host port is forwarded already" \
 	--nat-forward tcp:8080:10.0.2.15:80 --nat-forward tcp:0.0.0.0:8080:10.0.2.16:80
 out=$(env -u LD_PRELOAD "$VECSWITCH" --stream "$TEST_TMP/s" --nat 2>&1)
 [ $? = 2 ] && grep -qF -- "--nat: the NAT port attaches to the --dgram socket" <<<"$out"
@@ -59,7 +54,7 @@ s = socket.socket(); s.bind(("127.0.0.1", 18090)); s.listen(); time.sleep(30)' &
 holder=$!
 on_exit "kill $holder 2>/dev/null"
 wait_for 10 sh -c "ip netns exec $ns ss -ltn | grep -q 127.0.0.1:18090"
-refused 1 "tcp:127.0.0.1:18090:10.0.2.15:80: the host port is in use" \
+nat_refused 1 "tcp:127.0.0.1:18090:10.0.2.15:80: the host port is in use" \
 	--nat-forward tcp:18090:10.0.2.15:80
 
 # ---- run time -----------------------------------------------------------------

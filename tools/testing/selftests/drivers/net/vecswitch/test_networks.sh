@@ -29,25 +29,21 @@ source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd python3
 require_vecswitch
 
-vsw() { env -u LD_PRELOAD "$VECSWITCH" "$@"; }
 ns=$(netns_add nets)
 etc=$TEST_TMP/etc
 mkdir -p "$etc" "$TEST_TMP/run"
 
-# refused STATUS TEXT FILE [ARGS...]: the switch, given --config FILE and
-# ARGS, stops with STATUS saying TEXT, and no socket is left in run/
-refused() {
-	local want=$1 text=$2 file=$3 out rc
+# config_refused STATUS TEXT FILE [ARGS...]: the switch, given --config
+# FILE and ARGS in $etc, stops with STATUS saying TEXT, and no socket is
+# left in run/
+config_refused() {
+	local out
 
-	shift 3
-	out=$(cd "$etc" && timeout 10 ip netns exec "$ns" env -u LD_PRELOAD \
-		"$VECSWITCH" --config "$file" "$@" 2>&1)
-	rc=$?
-	[ "$rc" = "$want" ] && grep -qF -- "$text" <<<"$out"
-	check_err $? "--config $file $*: status $rc (want $want), said: $out"
+	exits_with "$1" "$2" env -C "$etc" timeout 10 ip netns exec "$ns" \
+		env -u LD_PRELOAD "$VECSWITCH" --config "${@:3}"
 	out=$(find "$TEST_TMP/run" -type s)
 	[ -z "$out" ]
-	check_err $? "--config $file $*: a refused start left sockets: $out"
+	check_err $? "--config ${*:3}: a refused start left sockets: $out"
 }
 
 # conf NAME LINE...: $etc/NAME.conf holding the lines
@@ -60,23 +56,23 @@ conf() {
 
 run=$TEST_TMP/run
 conf bad1 "dgram $run/b.sock" "foo bar"
-refused 2 "bad1.conf:2: unknown option 'foo'" bad1.conf
+config_refused 2 "bad1.conf:2: unknown option 'foo'" bad1.conf
 conf bad2 "# a comment" "" "dgram $run/b.sock" "mode 999"
-refused 2 "bad2.conf:4: mode: '999' is not an octal mode" bad2.conf
+config_refused 2 "bad2.conf:4: mode: '999' is not an octal mode" bad2.conf
 conf bad3 "dgram $run/b.sock" "age"
-refused 2 "bad3.conf:2: age: needs a value" bad3.conf
+config_refused 2 "bad3.conf:2: age: needs a value" bad3.conf
 conf bad4 "dgram $run/b.sock" "mac-lock yes"
-refused 2 "bad4.conf:2: mac-lock: takes no value, but has 'yes'" bad4.conf
+config_refused 2 "bad4.conf:2: mac-lock: takes no value, but has 'yes'" bad4.conf
 conf bad5 "dgram $run/b.sock" "ctl $run/c.sock" "dgram $run/b2.sock"
-refused 2 "bad5.conf:3: dgram: given twice (first at bad5.conf:1)" bad5.conf
+config_refused 2 "bad5.conf:3: dgram: given twice (first at bad5.conf:1)" bad5.conf
 conf bad6 "dgram $run/b.sock" "ctl $run/b.sock"
-refused 2 "bad6.conf:2: ctl: $run/b.sock is the path of dgram too" bad6.conf
+config_refused 2 "bad6.conf:2: ctl: $run/b.sock is the path of dgram too" bad6.conf
 conf bad7 "dgram $run/b.sock" "max-ports 0"
-refused 2 "bad7.conf:2: max-ports: '0' is out of range 1..4096" bad7.conf
+config_refused 2 "bad7.conf:2: max-ports: '0' is out of range 1..4096" bad7.conf
 conf bad8 "dgram $run/b.sock"
-refused 2 "--dgram: given twice (first at bad8.conf:1)" bad8.conf \
+config_refused 2 "--dgram: given twice (first at bad8.conf:1)" bad8.conf \
 	--dgram "$run/b.sock"
-refused 2 "--config: nothing.conf: No such file or directory" nothing.conf
+config_refused 2 "--config: nothing.conf: No such file or directory" nothing.conf
 
 # peers.py SW1 SW2 DIR1 DIR2: peers a1 and a2 bound in DIR1 on the switch
 # socket SW1, b1 and b2 in DIR2 on SW2, each sending a broadcast once all

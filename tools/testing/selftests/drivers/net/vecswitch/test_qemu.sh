@@ -32,12 +32,8 @@ ns=$(netns_add qemu)
 CTL=$TEST_TMP/ctl
 qemu_pids=()
 
-# finish: the verdict, after the last lines of every log on a failure
-finish() {
-	[ "$RET" -eq 0 ] || tail_logs "$TEST_TMP"/*.log
-	log_test "QEMU dgram, stream and vhost-user guests and a UML guest ping each other; TCP vhost-user <-> UML and vhost-user -> vhost-user; vhost-user reconnects and lets go"
-	exit "$RET"
-}
+# the verdict, given by finish (lib.sh)
+NAME="QEMU dgram, stream and vhost-user guests and a UML guest ping each other; TCP vhost-user <-> UML and vhost-user -> vhost-user; vhost-user reconnects and lets go"
 
 # ---- initramfs ---------------------------------------------------------------
 

@@ -23,9 +23,6 @@ require_cmd iperf3 python3
 require_vecswitch
 
 here=$(dirname "$(readlink -f "$0")")
-# xstat_ge GUEST COUNTER N: the counter reached N (for wait_for)
-# shellcheck disable=SC2317  # run by wait_for
-xstat_ge() { [ "$(guest_xstat "$1" "$2")" -ge "$3" ]; }
 
 ns=$(netns_add shortcut)
 declare -A mac=([a]=02:76:65:00:d0:01 [b]=02:76:65:00:d0:02 [c]=02:76:65:00:d0:03

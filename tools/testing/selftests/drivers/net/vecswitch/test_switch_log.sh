@@ -81,22 +81,18 @@ ctl stats --json | grep -q '"fdb_aged":0'
 check_err $? "ctl stats --json does not show the counters at 0"
 
 # a frontend that sets its features and then gives no memory table
-ip netns exec "$ns" python3 - "$TEST_TMP/vhost.sock" <<'PY' &
-import socket, struct, sys, time
+ip netns exec "$ns" python3 - "$TEST_TMP/vhost.sock" \
+	"$(dirname "$(readlink -f "$0")")" <<'PY' &
+import struct, sys, time
 
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.connect(sys.argv[1])
+sys.path.insert(0, sys.argv[2])
+from vhost_lib import GET_FEATURES, SET_FEATURES, SET_OWNER
+from vhost_guest import Frontend
 
-
-def msg(req, payload=b""):
-    s.sendall(struct.pack("<III", req, 1, len(payload)) + payload)
-
-
-msg(1)                                  # GET_FEATURES
-req, flags, size = struct.unpack("<III", s.recv(12))
-features = struct.unpack("<Q", s.recv(size))[0]
-msg(3)                                  # SET_OWNER
-msg(2, struct.pack("<Q", features))     # SET_FEATURES: the device starts
+fe = Frontend(sys.argv[1], "no memory", bytes([2, 0x76, 0x68, 0, 0, 1]))
+features = fe.get_u64(GET_FEATURES)
+fe.send(SET_OWNER)
+fe.send(SET_FEATURES, struct.pack("<Q", features))     # the device starts
 time.sleep(20)
 PY
 fe=$!

@@ -22,23 +22,9 @@ source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd unshare setpriv
 require_vecswitch
 
-# shellcheck disable=SC2317  # run by expect
-vsw() { env -u LD_PRELOAD "$VECSWITCH" "$@"; }
-
-# expect STATUS TEXT CMD...: CMD exits with STATUS and prints TEXT
-expect() {
-	local want=$1 text=$2 out rc
-
-	shift 2
-	out=$("$@" 2>&1)
-	rc=$?
-	[ "$rc" = "$want" ] && grep -qF -- "$text" <<<"$out"
-	check_err $? "'${*:2}': wanted status $want and '$text', got $rc: $out"
-}
-
-expect 2 "--ctl: $TEST_TMP/x is the path of --dgram too" \
+exits_with 2 "--ctl: $TEST_TMP/x is the path of --dgram too" \
 	vsw --dgram "$TEST_TMP/x" --ctl "$TEST_TMP/x"
-expect 2 "--mode: '999' is not an octal mode" vsw --dgram "$TEST_TMP/x" --mode 999
+exits_with 2 "--mode: '999' is not an octal mode" vsw --dgram "$TEST_TMP/x" --mode 999
 [ ! -e "$TEST_TMP/x" ]
 check_err $? "a refused command line left a socket behind"
 
@@ -46,7 +32,7 @@ check_err $? "a refused command line left a socket behind"
 ns=$(netns_add usage)
 nobody=(ip netns exec "$ns" setpriv --reuid=65534 --regid=65534 --clear-groups
 	--inh-caps=-all --bounding-set=-all)
-expect 1 "--tap vtap0: not permitted without CAP_NET_ADMIN" \
+exits_with 1 "--tap vtap0: not permitted without CAP_NET_ADMIN" \
 	"${nobody[@]}" env -u LD_PRELOAD "$VECSWITCH" --tap vtap0
 hint=$("${nobody[@]}" env -u LD_PRELOAD "$VECSWITCH" --tap vtap0 2>&1 |
 	sed -n 's/.*first: \(ip tuntap .*\)$/\1/p')
@@ -64,7 +50,7 @@ kill "$pid" 2>/dev/null
 
 # ctl, the socket path left out: none there, then the service's
 # shellcheck disable=SC2016  # expanded by that sh
-expect 1 "no --ctl PATH given, and the service's control socket /run/vecswitch/ctl.sock is not there" \
+exits_with 1 "no --ctl PATH given, and the service's control socket /run/vecswitch/ctl.sock is not there" \
 	unshare -m --propagation private sh -c \
 	'mount -t tmpfs tmpfs /run && exec env -u LD_PRELOAD "$1" ctl ports' sh "$VECSWITCH"
 # shellcheck disable=SC2016  # expanded by that sh
@@ -84,7 +70,7 @@ check_err $? "ctl stats without --ctl printed no report: $out"
 start_switch "$ns" --dgram "$TEST_TMP/sw.sock" --ctl "$TEST_TMP/ctl" --ctl-mode 0666
 check_err $? "the switch did not start: $(cat "$TEST_TMP/switch.log")"
 chmod 755 "$TEST_TMP"
-expect 1 "the switch closed without answering" \
+exits_with 1 "the switch closed without answering" \
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 	env -u LD_PRELOAD "$VECSWITCH" ctl --ctl "$TEST_TMP/ctl" ports
 
