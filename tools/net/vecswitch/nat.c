@@ -410,8 +410,9 @@ void vs_nat_input(struct vs_switch *sw)
 		memmove(nat.pend, nat.pend + i + 1, nat.npend * sizeof(r));
 		answered(sw, &r, text + 1);
 	}
-	/* the child closed its end: it is going, and the tick reaps it */
-	if (!n)
+	/* the child closed its end (it is going, and the tick reaps it), or
+	 * the pair failed: watched no more, not to be woken for nothing */
+	if (!n || (errno != EAGAIN && errno != EINTR))
 		epoll_ctl(sw->epfd, EPOLL_CTL_DEL, nat.ctl_fd, NULL);
 }
 
