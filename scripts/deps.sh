@@ -27,7 +27,7 @@ packages=(
 	devscripts
 )
 if [ "${1:-}" = bench ]; then
-	packages+=(python3-matplotlib libvdeplug-dev)
+	packages+=(python3-matplotlib libvdeplug-dev passt)
 fi
 
 missing=()
