@@ -56,6 +56,7 @@ LIGHT_PATHS = (("bridge", "two taps on a Linux bridge"),
 
 NAT_PATHS = (("user", "QEMU -netdev user (libslirp in QEMU)"),
              ("vecnat", "vhost-user to vecswitch --nat (vecnat, libslirp)"),
+             ("vecnat-stream", "-netdev stream to vecswitch --nat"),
              ("passt", "-netdev stream to passt"))
 
 

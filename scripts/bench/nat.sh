@@ -14,6 +14,9 @@
 # The NATs:
 #   vecnat  -netdev vhost-user to vecswitch --vhost-user --nat (the NAT
 #           process, vecnat, on libslirp, on the switch's --dgram socket)
+#   vecnat-stream  the same NAT, the guest on -netdev stream to the
+#           switch's --stream socket: QEMU's own virtio-net device, as
+#           for user and passt, instead of vhost-user's
 #   user    QEMU's -netdev user (the same library, inside QEMU's process)
 #   passt   -netdev stream to passt (skipped where passt is missing), its
 #           MTU held at 1500 (-m) as the others'
@@ -39,6 +42,7 @@ nat_net() {
 	echo "-object memory-backend-memfd,id=mem,size=256M,share=on -numa node,memdev=mem"
 	case $1 in
 	vecnat) echo "-chardev socket,id=c0,path=$light_dir/sw.sock,reconnect=1 -netdev vhost-user,id=n0,chardev=c0" ;;
+	vecnat-stream) echo "-netdev stream,id=n0,server=off,addr.type=unix,addr.path=$light_dir/stream.sock" ;;
 	user) echo "-netdev user,id=n0,hostfwd=tcp:0.0.0.0:15201-:5201" ;;
 	passt) echo "-netdev stream,id=n0,server=off,addr.type=unix,addr.path=$nat_passt/passt.sock" ;;
 	esac
@@ -89,9 +93,9 @@ nat_once() {
 	pids+=($!)
 	nat_sw='' nat_proc=''
 	case $path in
-	vecnat)
+	vecnat*)
 		bench_switch "$ns" --dgram "$light_dir/dgram.sock" --vhost-user "$light_dir/sw.sock" \
-			--ctl "$light_dir/ctl.sock" --nat --nat-forward "tcp:0.0.0.0:15201:10.0.2.15:5201"
+			--stream "$light_dir/stream.sock" --ctl "$light_dir/ctl.sock" --nat --nat-forward "tcp:0.0.0.0:15201:10.0.2.15:5201"
 		nat_sw=${pids[-1]}
 		wait_for 10 pgrep -P "$nat_sw" >/dev/null || true
 		nat_proc=$(pgrep -P "$nat_sw" | head -n 1) ;;
@@ -155,7 +159,7 @@ bench_nat() {
 	local -a paths
 	local -A nbps=() ncpu=() nratio=() now=()
 
-	read -ra paths <<<"${NAT_PATHS:-user vecnat passt}"
+	read -ra paths <<<"${NAT_PATHS:-user vecnat vecnat-stream passt}"
 	command -v "$light_qemu_bin" >/dev/null || { say "nat: skipped, no $light_qemu_bin"; return 0; }
 	{ [ -x "$vecswitch" ] && [ -x "$build/vecnat" ]; } || die "no $vecswitch or $build/vecnat (run 'make tools')"
 	if ! command -v passt >/dev/null; then
