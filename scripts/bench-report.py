@@ -57,6 +57,7 @@ LIGHT_PATHS = (("bridge", "two taps on a Linux bridge"),
 NAT_PATHS = (("user", "QEMU -netdev user (libslirp in QEMU)"),
              ("vecnat", "vhost-user to vecswitch --nat (vecnat, libslirp)"),
              ("vecnat-stream", "-netdev stream to vecswitch --nat"),
+             ("vecnat-base", "vhost-user to vecswitch --nat, NAT_BASE's build"),
              ("passt", "-netdev stream to passt"))
 
 
@@ -203,6 +204,11 @@ def ratios(recs):
             r = find(recs, "nat", f"tcp-{d}-per-user", p)
             if r is not None:
                 out.append({"what": f"NAT, TCP {d}: {what} / -netdev user", "ratio": r["value"]})
+        base = find(recs, "nat", f"tcp-{d}", "vecnat-base")
+        for case, what in ((f"tcp-{d}", "rate"), (f"tcp-{d}-nat-cpu", "NAT process CPU per Gbit")):
+            q = ratio(find(recs, "nat", case, "vecnat"), find(recs, "nat", case, "vecnat-base"))
+            if base is not None and q is not None:
+                out.append({"what": f"NAT, TCP {d}, {what}: vecnat / NAT_BASE's build", "ratio": q})
     # plain peers: the switch's CPU per frame on --dgram over --stream
     q = ratio(find(recs, "plain", "1514B", "dgram"), find(recs, "plain", "1514B", "stream"))
     if q is not None:

@@ -41,9 +41,10 @@
 # 1-byte and 1 KiB, 1 and 8 in flight, and UDP; transactions a second and
 # p50/p99/p99.9, medians of RR_RUNS, against the bridge in the same run),
 # nat (a QEMU light guest's TCP out to a server in a second namespace and
-# in through a port forward, on vecswitch --nat against QEMU's -netdev
-# user and passt, with the NAT process's CPU per Gbit; about 5 minutes at
-# RUNS=5 SECS=5).
+# in through a port forward, on vecswitch --nat by vhost-user and by
+# -netdev stream against QEMU's -netdev user and passt, with the NAT
+# process's CPU per Gbit; NAT_BASE=DIR adds the vecswitch and vecnat
+# built in DIR; about 8 minutes at RUNS=5 SECS=5).
 #
 # Read size: with iperf3's default 128 KiB reads a receiving UML guest is
 # bound by its own iperf3's system calls (each one a round of ptrace

@@ -18,6 +18,10 @@
 #           switch's --stream socket: QEMU's own virtio-net device, as
 #           for user and passt, instead of vhost-user's
 #   user    QEMU's -netdev user (the same library, inside QEMU's process)
+#   vecnat-base  with NAT_BASE=DIR, the vecnat path again with the
+#           vecswitch and vecnat built in DIR (another commit's build):
+#           a change to either measured against what it changed, in the
+#           same run
 #   passt   -netdev stream to passt (skipped where passt is missing), its
 #           MTU held at 1500 (-m) as the others'
 # The NATs take turns within each run, each flow on a freshly booted
@@ -29,7 +33,7 @@
 # Sourced by scripts/bench.sh, after scripts/bench/lib.sh and light.sh
 # (light_prepare, light_qemu, light_mark, light_client_cmd).
 # shellcheck shell=bash
-# shellcheck disable=SC2154  # the globals and helpers are bench.sh's, lib.sh's and light.sh's
+# shellcheck disable=SC2154,SC2034  # the globals and helpers are bench.sh's, lib.sh's and light.sh's
 
 declare -A nat_bps nat_cpus
 nat_in=198.18.12.1	# the first namespace's end of the veth pair
@@ -41,7 +45,7 @@ nat_srv=203.0.113.80	# the outside's server (not the gateway: passt
 nat_net() {
 	echo "-object memory-backend-memfd,id=mem,size=256M,share=on -numa node,memdev=mem"
 	case $1 in
-	vecnat) echo "-chardev socket,id=c0,path=$light_dir/sw.sock,reconnect=1 -netdev vhost-user,id=n0,chardev=c0" ;;
+	vecnat|vecnat-base) echo "-chardev socket,id=c0,path=$light_dir/sw.sock,reconnect=1 -netdev vhost-user,id=n0,chardev=c0" ;;
 	vecnat-stream) echo "-netdev stream,id=n0,server=off,addr.type=unix,addr.path=$light_dir/stream.sock" ;;
 	user) echo "-netdev user,id=n0,hostfwd=tcp:0.0.0.0:15201-:5201" ;;
 	passt) echo "-netdev stream,id=n0,server=off,addr.type=unix,addr.path=$nat_passt/passt.sock" ;;
@@ -94,8 +98,11 @@ nat_once() {
 	nat_sw='' nat_proc=''
 	case $path in
 	vecnat*)
+		VECSWITCH=$vecswitch
+		[ "$path" != vecnat-base ] || VECSWITCH=$NAT_BASE/vecswitch
 		bench_switch "$ns" --dgram "$light_dir/dgram.sock" --vhost-user "$light_dir/sw.sock" \
 			--stream "$light_dir/stream.sock" --ctl "$light_dir/ctl.sock" --nat --nat-forward "tcp:0.0.0.0:15201:10.0.2.15:5201"
+		VECSWITCH=$vecswitch
 		nat_sw=${pids[-1]}
 		wait_for 10 pgrep -P "$nat_sw" >/dev/null || true
 		nat_proc=$(pgrep -P "$nat_sw" | head -n 1) ;;
@@ -160,6 +167,11 @@ bench_nat() {
 	local -A nbps=() ncpu=() nratio=() now=()
 
 	read -ra paths <<<"${NAT_PATHS:-user vecnat vecnat-stream passt}"
+	if [ -n "${NAT_BASE:-}" ]; then
+		{ [ -x "$NAT_BASE/vecswitch" ] && [ -x "$NAT_BASE/vecnat" ]; } ||
+			die "NAT_BASE=$NAT_BASE: no vecswitch and vecnat there"
+		[[ " ${paths[*]} " == *" vecnat-base "* ]] || paths+=(vecnat-base)
+	fi
 	command -v "$light_qemu_bin" >/dev/null || { say "nat: skipped, no $light_qemu_bin"; return 0; }
 	{ [ -x "$vecswitch" ] && [ -x "$build/vecnat" ]; } || die "no $vecswitch or $build/vecnat (run 'make tools')"
 	if ! command -v passt >/dev/null; then
