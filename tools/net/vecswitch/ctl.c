@@ -435,8 +435,10 @@ void vs_ctl_answer(struct vs_switch *sw, struct vs_ctl_conn *c)
 		c->outoff = 0;
 		return;
 	}
-	if (!strncmp(c->req, "nat", 3) && (!c->req[3] || strchr("\r\n", c->req[3]))) {
-		c->out = vs_nat_guests(sw);
+	if (!strncmp(c->req, "nat", 3) &&
+	    (!c->req[3] || strchr("\r\n", c->req[3]) ||
+	     (!strncmp(c->req + 3, " json", 5) && (!c->req[8] || strchr("\r\n", c->req[8]))))) {
+		c->out = vs_nat_guests(sw, c->req[3] == ' ');
 		c->outlen = c->out ? strlen(c->out) : 0;
 		c->outoff = 0;
 		return;

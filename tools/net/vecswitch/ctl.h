@@ -77,7 +77,7 @@ int vs_nat_start(struct vs_switch *sw);
 void vs_nat_tick(struct vs_switch *sw);
 void vs_nat_stop(struct vs_switch *sw);
 char *vs_nat_forward(struct vs_switch *sw, const char *args);
-char *vs_nat_guests(struct vs_switch *sw);
+char *vs_nat_guests(struct vs_switch *sw, bool json);
 void vs_nat_port(struct vs_switch *sw, struct vs_port *p);
 
 /* ctl_client.c */

@@ -412,16 +412,59 @@ void vs_nat_stop(struct vs_switch *sw)
 	nat.ctl_fd = -1;
 }
 
-/* ctl nat: the guests the NAT process knows (libslirp's ARP and NDP tables) */
-char *vs_nat_guests(struct vs_switch *sw)
+/* only what a MAC or an address is made of: the child's text is not trusted */
+static bool addr_chars(const char *s)
+{
+	return *s && strspn(s, "0123456789abcdefABCDEF:.") == strlen(s);
+}
+
+/*
+ * The child's table as JSON, {"guests":[{"table","mac","ip"}...]}: its
+ * header and any line that is not a table name, a MAC and an address
+ * are left out
+ */
+static char *guests_json(char *text)
+{
+	char *line, *save = NULL, *out;
+	char table[8], mac[24], ip[48], extra[2];
+	/* an entry's JSON is at most 30 bytes more than its fields */
+	size_t cap = strlen(text) * 8 + 32, used;
+	int n;
+
+	out = malloc(cap);
+	if (!out)
+		return NULL;
+	used = snprintf(out, cap, "{\"guests\":[");
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%7s %23s %47s %1s", table, mac, ip, extra) != 3 ||
+		    (strcmp(table, "ARP") && strcmp(table, "NDP")) ||
+		    !addr_chars(mac) || !addr_chars(ip))
+			continue;
+		n = snprintf(out + used, cap - used, "%s{\"table\":\"%s\",\"mac\":\"%s\",\"ip\":\"%s\"}",
+			     out[used - 1] == '[' ? "" : ",", table, mac, ip);
+		if (n < 0 || (size_t)n >= cap - used - 4)
+			break;
+		used += n;
+	}
+	snprintf(out + used, cap - used, "]}\n");
+	return out;
+}
+
+/*
+ * ctl nat [json]: the guests the NAT process knows (libslirp's ARP and
+ * NDP tables), as it lists them or as JSON
+ */
+char *vs_nat_guests(struct vs_switch *sw, bool json)
 {
 	char out[8192];
 
 	if (!sw->cfg.nat)
-		return strdup("error: nat: the switch runs without --nat\n");
+		return strdup(json ? "{\"error\":\"nat: the switch runs without --nat\"}\n" :
+			      "error: nat: the switch runs without --nat\n");
 	if (!nat_ask(sw, "neighbors", out, sizeof(out)) || strncmp(out, "ok\n", 3))
-		return strdup("error: nat: the NAT process does not answer (restarting?)\n");
-	return strdup(out + 3);
+		return strdup(json ? "{\"error\":\"nat: the NAT process does not answer (restarting?)\"}\n" :
+			      "error: nat: the NAT process does not answer (restarting?)\n");
+	return json ? guests_json(out + 3) : strdup(out + 3);
 }
 
 /*
