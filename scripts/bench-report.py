@@ -54,6 +54,13 @@ LIGHT_PATHS = (("bridge", "two taps on a Linux bridge"),
                ("vhost", "-netdev vhost-user to vecswitch --vhost-user"))
 
 
+NAT_PATHS = (("user", "QEMU -netdev user (libslirp in QEMU)"),
+             ("vecnat", "vhost-user to vecswitch --nat (vecnat, libslirp)"),
+             ("vecnat-stream", "-netdev stream to vecswitch --nat"),
+             ("vecnat-base", "vhost-user to vecswitch --nat, NAT_BASE's build"),
+             ("passt", "-netdev stream to passt"))
+
+
 def ratio(a, b):
     if not a or not b or not b["value"]:
         return None
@@ -190,6 +197,18 @@ def ratios(recs):
                          f"switch CPU per Gbit, --{other} / --vhost-user")):
             if q is not None:
                 out.append({"what": f"light guests: {what}", "ratio": q})
+    # user-mode NATs: each against QEMU's -netdev user (the median of the
+    # runs' own ratios)
+    for d in ("out", "in"):
+        for p, what in NAT_PATHS[1:]:
+            r = find(recs, "nat", f"tcp-{d}-per-user", p)
+            if r is not None:
+                out.append({"what": f"NAT, TCP {d}: {what} / -netdev user", "ratio": r["value"]})
+        base = find(recs, "nat", f"tcp-{d}", "vecnat-base")
+        for case, what in ((f"tcp-{d}", "rate"), (f"tcp-{d}-nat-cpu", "NAT process CPU per Gbit")):
+            q = ratio(find(recs, "nat", case, "vecnat"), find(recs, "nat", case, "vecnat-base"))
+            if base is not None and q is not None:
+                out.append({"what": f"NAT, TCP {d}, {what}: vecnat / NAT_BASE's build", "ratio": q})
     # plain peers: the switch's CPU per frame on --dgram over --stream
     q = ratio(find(recs, "plain", "1514B", "dgram"), find(recs, "plain", "1514B", "stream"))
     if q is not None:
@@ -259,9 +278,18 @@ def report(recs, rat):
                   "with one CPU (no ncpus=)."]
     lines += light_table(recs)
     lines += rr_table(recs)
+    lines += nat_table(recs)
     lines += ["", "| comparison | ratio |", "| --- | --- |"]
     lines += [f"| {x['what']} | {x.get('note') or x['ratio']} |" for x in rat]
     return "\n".join(lines) + "\n"
+
+
+def runs_rel(recs, suite, rel_case, base, p, r):
+    """A table's cells for path P's rate record R: its runs in Gbit/s, and
+    its ratio record REL_CASE of SUITE ("1" for the baseline path BASE)"""
+    runs = " ".join(f"{v / 1e9:.2f}" for v in r.get("runs") or [])
+    rel = find(recs, suite, rel_case, p)
+    return runs, "1" if p == base else blank(rel and rel["value"])
 
 
 def light_table(recs):
@@ -280,14 +308,39 @@ def light_table(recs):
     for p, what, r in rows:
         if r is None:
             continue
-        runs = " ".join(f"{v / 1e9:.2f}" for v in r.get("runs") or [])
-        rel = find(recs, "light", "tcp-per-bridge", p)
-        rel = "1" if p == "bridge" else blank(rel and rel["value"])
+        runs, rel = runs_rel(recs, "light", "tcp-per-bridge", "bridge", p, r)
         other = find(recs, "light", "host-other-cpu", p)
         other = " ".join(f"{v}" for v in (other or {}).get("runs") or [])
         lines.append(f"| {p}: {what} | {r['value'] / 1e9:.2f} | {runs} | {rel} "
                      f"| {blank(r.get('switch_cpu_per_gbit'))} "
                      f"| {blank(r.get('guest_cpu_per_gbit'))} | {other} |")
+    return lines
+
+
+def nat_table(recs):
+    """The nat suite: each NAT both ways, [] when it did not run"""
+    lines = []
+    for d, what in (("out", "guest to a server outside"), ("in", "outside to the guest, through a forward")):
+        rows = [(p, w, find(recs, "nat", f"tcp-{d}", p)) for p, w in NAT_PATHS]
+        if not any(r for _, _, r in rows):
+            continue
+        if not lines:
+            lines = ["", "## User-mode NAT (one QEMU light guest under TCG, iperf3 TCP)", "",
+                     "/ user: the median of each run's rate against -netdev user's in the same "
+                     "run. CPU s/Gbit over the flow: of the QEMU process (which holds the NAT "
+                     "for -netdev user), of the NAT process where it is one, and of the switch."]
+        lines += ["", f"TCP {d}: {what}", "",
+                  "| NAT | Gbit/s (median) | runs, Gbit/s | / user | QEMU CPU s/Gbit "
+                  "| NAT process CPU s/Gbit | switch CPU s/Gbit |",
+                  "| --- | --- | --- | --- | --- | --- | --- |"]
+        for p, w, r in rows:
+            if r is None:
+                continue
+            runs, rel = runs_rel(recs, "nat", f"tcp-{d}-per-user", "user", p, r)
+            nat = find(recs, "nat", f"tcp-{d}-nat-cpu", p)
+            lines.append(f"| {p}: {w} | {r['value'] / 1e9:.2f} | {runs} | {rel} "
+                         f"| {blank(r.get('guest_cpu_per_gbit'))} | {blank(nat and nat['value'])} "
+                         f"| {blank(r.get('switch_cpu_per_gbit'))} |")
     return lines
 
 

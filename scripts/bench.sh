@@ -39,7 +39,12 @@
 # switch's CPU per plain 1514-byte frame on --dgram against --stream), rr
 # (round trips with vswrr between the g2g guests on the g2g paths: TCP
 # 1-byte and 1 KiB, 1 and 8 in flight, and UDP; transactions a second and
-# p50/p99/p99.9, medians of RR_RUNS, against the bridge in the same run).
+# p50/p99/p99.9, medians of RR_RUNS, against the bridge in the same run),
+# nat (a QEMU light guest's TCP out to a server in a second namespace and
+# in through a port forward, on vecswitch --nat by vhost-user and by
+# -netdev stream against QEMU's -netdev user and passt, with the NAT
+# process's CPU per Gbit; NAT_BASE=DIR adds the vecswitch and vecnat
+# built in DIR; about 8 minutes at RUNS=5 SECS=5).
 #
 # Read size: with iperf3's default 128 KiB reads a receiving UML guest is
 # bound by its own iperf3's system calls (each one a round of ptrace
@@ -62,7 +67,7 @@ vecswitch=$build/vecswitch
 runs=${RUNS:-3}
 secs=${SECS:-5}
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(rate transports tunnels g2g small kernels idle vxlan faults flood mq light plain rr)
+[ ${#suites[@]} -gt 0 ] || suites=(rate transports tunnels g2g small kernels idle vxlan faults flood mq light plain rr nat)
 vswblast=$build/vswblast
 vswrr=$build/vswrr
 # BIG TCP's gso_max_size and gso_ipv4_max_size, for iproute2 before 6.3
@@ -125,6 +130,8 @@ source "$top/scripts/bench/light.sh"
 source "$top/scripts/bench/plain.sh"
 # shellcheck source=bench/rr.sh
 source "$top/scripts/bench/rr.sh"
+# shellcheck source=bench/nat.sh
+source "$top/scripts/bench/nat.sh"
 
 [ "$(id -u)" -eq 0 ] || die "needs root (namespaces, tap devices)"
 [ -x "$ours" ] || die "no $ours (run 'make')"
@@ -132,8 +139,8 @@ source "$top/scripts/bench/rr.sh"
 : >"$out/rate.jsonl"
 for s in "${suites[@]}"; do
 	case "$s" in
-	rate|transports|tunnels|g2g|small|kernels|idle|vxlan|faults|flood|mq|light|plain|rr) "bench_$s" ;;
-	*) die "unknown suite '$s' (rate, transports, tunnels, g2g, small, kernels, idle, vxlan, faults, flood, mq, light, plain, rr)" ;;
+	rate|transports|tunnels|g2g|small|kernels|idle|vxlan|faults|flood|mq|light|plain|rr|nat) "bench_$s" ;;
+	*) die "unknown suite '$s' (rate, transports, tunnels, g2g, small, kernels, idle, vxlan, faults, flood, mq, light, plain, rr, nat)" ;;
 	esac
 done
 

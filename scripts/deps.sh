@@ -17,7 +17,7 @@ packages=(
 	# the NAT port, vecnat
 	libslirp-dev libseccomp-dev
 	# tests, demo and benchmarks
-	iproute2 iputils-ping ethtool iperf3 tcpdump socat procps psmisc
+	iproute2 iputils-ping ethtool iperf3 tcpdump socat procps psmisc curl
 	uml-utilities shellcheck qemu-system-x86 busybox-static cpio kmod
 	util-linux linux-image-amd64 vde2 systemd
 	# libvirt's session daemon, its QEMU driver and virsh (test_libvirt.sh)
@@ -29,7 +29,7 @@ packages=(
 	devscripts
 )
 if [ "${1:-}" = bench ]; then
-	packages+=(python3-matplotlib libvdeplug-dev)
+	packages+=(python3-matplotlib libvdeplug-dev passt)
 fi
 
 missing=()

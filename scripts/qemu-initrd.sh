@@ -11,10 +11,14 @@
 # With VSW_IPERF3=1 in the environment the initramfs also carries the
 # host's iperf3 and the shared libraries it loads (as ldd lists them),
 # for make bench's light suite; without it, it stays busybox alone.
-# At boot, VSW_PEER may be left out (no ping), and VSW_RUN on the kernel
-# command line (quoted, as VSW_RUN="cmd; cmd") is a shell command the
-# init runs in the background once eth0 is up and the ping is done.  The
-# guest powers itself off VSW_LIFE seconds after that (default 300).
+# At boot, VSW_IP=dhcp takes eth0's IPv4 address and the default route
+# from a DHCP server instead, as on vecswitch --nat (busybox udhcpc with
+# scripts/udhcpc-hostfs.sh, which prints "lease ADDR/PREFIX via ROUTER,
+# DNS SERVERS" on the console; VSW_NO_LEASE when none came).  VSW_PEER
+# may be left out (no ping), and VSW_RUN on the kernel command line
+# (quoted, as VSW_RUN="cmd; cmd") is a shell command the init runs in the
+# background once eth0 is up and the ping is done.  The guest powers
+# itself off VSW_LIFE seconds after that (default 300).
 #
 # Exit: 0 built, 4 a prerequisite is missing (said on stderr), 1 failure.
 
@@ -54,6 +58,7 @@ trap 'rm -rf "$dir"' EXIT
 root=$dir/root
 mkdir -p "$root"/bin "$root"/proc "$root"/sys "$root"/dev "$root"/lib "$root"/tmp
 cp "$busybox" "$root/bin/busybox"
+cp "$(dirname "$0")/udhcpc-hostfs.sh" "$root/bin/udhcpc-script" || exit 1
 
 # iperf3 and every library it loads, each at the path the host has it at
 # (the dynamic loader included)
@@ -95,7 +100,12 @@ done < /modules.order
 echo VSW_INIT
 ip link set lo up
 ip link set eth0 up
-ip addr add "$VSW_IP/24" dev eth0
+if [ "$VSW_IP" = dhcp ]; then
+	udhcpc -i eth0 -f -q -n -t 20 -T 1 -s /bin/udhcpc-script 2>/dev/null ||
+		echo VSW_NO_LEASE
+else
+	ip addr add "$VSW_IP/24" dev eth0
+fi
 echo VSW_UP
 n=0
 while [ -n "${VSW_PEER:-}" ] && [ "$n" -lt 90 ]; do

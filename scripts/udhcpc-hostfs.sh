@@ -9,7 +9,9 @@
 # The lease goes into the interface and the default route, and is
 # printed ("lease ADDR/PREFIX via ROUTER, DNS SERVERS"); with LEASE=FILE
 # in the environment also written to FILE as "ADDR ROUTER DNS".  Never
-# into /etc/resolv.conf: in such a guest that is the host's file.
+# into /etc/resolv.conf: in such a guest that is the host's file.  The
+# QEMU light guests' initramfs (qemu-initrd.sh) takes its leases with it
+# too.
 
 case $1 in
 bound | renew)

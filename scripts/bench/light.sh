@@ -160,6 +160,22 @@ light_once() {
 	done
 }
 
+# light_prepare SUITE: the guests' files under $work/SUITE (light_dir),
+# the results' under $out/SUITE, afresh, and their initramfs with iperf3
+# built; false (the suite is skipped, said) where no initramfs can be
+light_prepare() {
+	light_dir=$work/$1
+	light_initrd=$work/light-initrd.gz
+	rm -rf "${out:?}/$1"
+	mkdir -p "$out/$1"
+	say "$1: building the guests' initramfs (busybox, iperf3)"
+	if ! light_kernel=$(VSW_IPERF3=1 "$top/scripts/qemu-initrd.sh" "$light_initrd"); then
+		say "$1: skipped, no initramfs for the light guests (see above)"
+		return 1
+	fi
+	say "$1: guests run $light_kernel under TCG"
+}
+
 bench_light() {
 	local r p ratio
 	local -a paths
@@ -168,22 +184,13 @@ bench_light() {
 	read -ra paths <<<"${LIGHT_PATHS:-bridge dgram stream vhost}"
 	command -v "$light_qemu_bin" >/dev/null || { say "light: skipped, no $light_qemu_bin"; return 0; }
 	[ -x "$vecswitch" ] || die "no $vecswitch (run 'make tools')"
-	light_dir=$work/light
-	light_initrd=$work/light-initrd.gz
 	light_perf=
-	rm -rf "$out/light"
-	mkdir -p "$out/light"
-	say "light: building the guests' initramfs (busybox, iperf3)"
-	if ! light_kernel=$(VSW_IPERF3=1 "$top/scripts/qemu-initrd.sh" "$light_initrd"); then
-		say "light: skipped, no initramfs for the light guests (see above)"
-		return 0
-	fi
+	light_prepare light || return 0
 	if [ -n "${LIGHT_QLEN:-}" ]; then
 		say "light: net.unix.max_dgram_qlen=$LIGHT_QLEN in the namespace (LIGHT_QLEN)"
 	else
 		say "light: net.unix.max_dgram_qlen=10 in the namespace, the kernel's default"
 	fi
-	say "light: guests run $light_kernel under TCG"
 	for r in $(seq 1 "$runs"); do
 		light_run=$r
 		now=()

@@ -5,7 +5,11 @@
  * dgram guest's does; libslirp answers them as the guests' gateway and
  * makes their connections with this process's own sockets.  One poll()
  * waits for the switch's socket, libslirp's sockets, its timers and the
- * control socket (forwards at run time).
+ * control socket (forwards at run time).  Frames cross the switch's
+ * socket in batches both ways: a recvmmsg() takes up to RX_BATCH, and
+ * what libslirp sends in a turn of the loop (an ACK for every segment a
+ * guest sends, as it is) waits in a queue that one sendmmsg() empties
+ * before the loop sleeps.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -25,6 +29,8 @@
 
 #define FRAME_MAX	65536
 #define RX_BATCH	64		/* frames taken off the socket a turn */
+#define TX_BATCH	64		/* frames held for one sendmmsg() */
+#define TX_SLOT		2048		/* a held frame's room; larger go alone */
 #define POLL_MAX	4096		/* descriptors libslirp may want watched */
 #define TIMER_MAX	16
 #define ANNOUNCE_MS	30000		/* keep the switch's table fresh */
@@ -45,6 +51,9 @@ struct nat {
 	struct pollfd pfd[POLL_MAX];
 	unsigned int npfd;
 	struct nat_timer timer[TIMER_MAX];
+	struct mmsghdr txm[TX_BATCH];	/* held frames, in order */
+	struct iovec txv[TX_BATCH];
+	unsigned int ntx;
 	uint64_t rx_frames, rx_refused, tx_frames, tx_dropped, guest_errors;
 	bool gone;			/* the switch is not there any more */
 };
@@ -61,29 +70,61 @@ static int64_t now_ns(void)
 
 /* ---- libslirp's callbacks ------------------------------------------------- */
 
-static ssize_t cb_send(const void *buf, size_t len, void *opaque)
+/*
+ * Send the held frames to the switch, in order.  A full socket gets two
+ * waits of SEND_WAIT_MS for room; what still does not fit is dropped
+ * (TCP sends it again, a guest asks again).
+ */
+static void tx_flush(struct nat *n)
 {
-	struct nat *n = opaque;
-	int tries;
+	unsigned int done = 0;
+	int tries = 0, r;
 
-	for (tries = 0; tries < 2; tries++) {
+	while (done < n->ntx) {
 		struct pollfd p = { .fd = n->fd, .events = POLLOUT };
 
-		if (send(n->fd, buf, len, MSG_DONTWAIT) == (ssize_t)len) {
-			n->tx_frames++;
-			return len;
+		r = sendmmsg(n->fd, n->txm + done, n->ntx - done, MSG_DONTWAIT);
+		if (r > 0) {
+			done += r;
+			n->tx_frames += r;
+			continue;
 		}
 		if (errno == ECONNREFUSED || errno == ENOTCONN) {
 			n->gone = true;
 			break;
 		}
-		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS)
+		if ((errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS) ||
+		    ++tries > 2)
 			break;
 		/* connected to the switch: POLLOUT comes once it has room */
 		poll(&p, 1, SEND_WAIT_MS);
 	}
-	/* dropped: TCP sends it again, a guest asks again */
-	n->tx_dropped++;
+	n->tx_dropped += n->ntx - done;
+	n->ntx = 0;
+}
+
+/* A frame from libslirp: held for the next tx_flush */
+static ssize_t cb_send(const void *buf, size_t len, void *opaque)
+{
+	static uint8_t slot[TX_BATCH][TX_SLOT];
+	struct nat *n = opaque;
+	struct iovec *v;
+
+	if (n->ntx == TX_BATCH || len > TX_SLOT)
+		tx_flush(n);
+	v = &n->txv[n->ntx];
+	if (len > TX_SLOT) {
+		/* a frame too large for a slot goes alone, straight from libslirp */
+		v->iov_base = (void *)buf;
+	} else {
+		memcpy(slot[n->ntx], buf, len);
+		v->iov_base = slot[n->ntx];
+	}
+	v->iov_len = len;
+	n->txm[n->ntx] = (struct mmsghdr){ .msg_hdr = { .msg_iov = v, .msg_iovlen = 1 } };
+	n->ntx++;
+	if (len > TX_SLOT)
+		tx_flush(n);
 	return len;
 }
 
@@ -229,20 +270,25 @@ static void timers_run(struct nat *n)
 /* Frames from the switch, a batch of them, into libslirp */
 static void frames_in(struct nat *n)
 {
-	static uint8_t buf[FRAME_MAX];
+	static uint8_t bufs[RX_BATCH][FRAME_MAX];
+	static struct iovec iov[RX_BATCH];
+	static struct mmsghdr m[RX_BATCH];
 	const char *why;
-	unsigned int i;
+	int i, got;
 
 	for (i = 0; i < RX_BATCH; i++) {
-		ssize_t len = recv(n->fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
+		iov[i] = (struct iovec){ bufs[i], FRAME_MAX };
+		m[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
+	}
+	got = recvmmsg(n->fd, m, RX_BATCH, MSG_DONTWAIT, NULL);
+	if (got < 0 && errno == ECONNREFUSED)
+		n->gone = true;
+	for (i = 0; i < got; i++) {
+		uint8_t *buf = bufs[i];
+		ssize_t len = m[i].msg_len;
 
-		if (len < 0) {
-			if (errno == ECONNREFUSED)
-				n->gone = true;
-			return;
-		}
 		/* runts, the switch's 12-byte messages and cut frames: not ours */
-		if (len < 14 || len > (ssize_t)sizeof(buf))
+		if (len < 14 || (m[i].msg_hdr.msg_flags & MSG_TRUNC))
 			continue;
 		why = nat_frame_check(buf, len, now_ns() / 1000000);
 		if (why) {
@@ -522,6 +568,8 @@ static void run(struct nat *n)
 		base = n->npfd;
 		slirp_pollfds_fill(n->slirp, &timeout, add_poll, n);
 		timeout = timers_due(n, timeout);
+		/* what the last turn made goes before the loop sleeps */
+		tx_flush(n);
 		r = poll(n->pfd, n->npfd, timeout);
 		if (r < 0 && errno != EINTR) {
 			fprintf(stderr, "vecnat: poll: %s\n", strerror(errno));

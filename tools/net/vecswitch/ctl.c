@@ -67,11 +67,17 @@ void vs_ctl_answer(struct vs_switch *sw, struct vs_ctl_conn *c)
 			answer(c, "error: events: %s\n", err);
 		return;
 	}
-	/* "nat" takes nothing after it */
-	if (is_req(c, "forward") ||
-	    (!strncmp(c->req, "nat", 3) && (!c->req[3] || strchr("\r\n", c->req[3])))) {
-		c->out = c->req[0] == 'f' ? vs_nat_forward(sw, c, c->req + 7) :
-			 vs_nat_guests(sw, c);
+	if (is_req(c, "forward")) {
+		c->out = vs_nat_forward(sw, c, c->req + 7);
+		c->outlen = c->out ? strlen(c->out) : 0;
+		c->outoff = 0;
+		return;
+	}
+	/* "nat", or "nat json" */
+	if (!strncmp(c->req, "nat", 3) &&
+	    (!c->req[3] || strchr("\r\n", c->req[3]) ||
+	     (!strncmp(c->req + 3, " json", 5) && (!c->req[8] || strchr("\r\n", c->req[8]))))) {
+		c->out = vs_nat_guests(sw, c, c->req[3] == ' ');
 		c->outlen = c->out ? strlen(c->out) : 0;
 		c->outoff = 0;
 		return;

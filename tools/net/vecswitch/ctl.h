@@ -107,7 +107,7 @@ void vs_nat_stop(struct vs_switch *sw);
 void vs_nat_input(struct vs_switch *sw);
 char *vs_nat_forward(struct vs_switch *sw, struct vs_ctl_conn *c,
 		     const char *args);
-char *vs_nat_guests(struct vs_switch *sw, struct vs_ctl_conn *c);
+char *vs_nat_guests(struct vs_switch *sw, struct vs_ctl_conn *c, bool json);
 bool vs_nat_name(struct vs_switch *sw, pid_t pid, char *name);
 
 /* ctl_client.c */

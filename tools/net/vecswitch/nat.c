@@ -48,6 +48,7 @@ enum nat_req_kind {
 	NAT_REQ_FWD,		/* add or del: then a list, then the client */
 	NAT_REQ_LIST,		/* the forwards as the child spells them */
 	NAT_REQ_NEIGHBORS,	/* ctl nat */
+	NAT_REQ_NEIGHBORS_JSON,	/* ctl nat json */
 };
 
 struct nat_req {
@@ -341,6 +342,57 @@ static void take_list(char *list)
 		snprintf(nat.fwd[nat.nfwd++], NAT_SPEC_LEN, "%s", line);
 }
 
+/* only what a MAC or an address is made of: the child's text is not trusted */
+static bool addr_chars(const char *s)
+{
+	return *s && strspn(s, "0123456789abcdefABCDEF:.") == strlen(s);
+}
+
+/*
+ * The child's table as JSON, {"guests":[{"table","mac","ip"}...]}: its
+ * header and any line that is not a table name, a MAC and an address
+ * are left out
+ */
+static char *guests_json(char *text)
+{
+	char *line, *save = NULL, *out;
+	char table[8], mac[24], ip[48], extra[2];
+	/* an entry's JSON is at most 30 bytes more than its fields */
+	size_t cap = strlen(text) * 8 + 32, used;
+	int n;
+
+	out = malloc(cap);
+	if (!out)
+		return NULL;
+	used = snprintf(out, cap, "{\"guests\":[");
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%7s %23s %47s %1s", table, mac, ip, extra) != 3 ||
+		    (strcmp(table, "ARP") && strcmp(table, "NDP")) ||
+		    !addr_chars(mac) || !addr_chars(ip))
+			continue;
+		n = snprintf(out + used, cap - used, "%s{\"table\":\"%s\",\"mac\":\"%s\",\"ip\":\"%s\"}",
+			     out[used - 1] == '[' ? "" : ",", table, mac, ip);
+		if (n < 0 || (size_t)n >= cap - used - 4)
+			break;
+		used += n;
+	}
+	snprintf(out + used, cap - used, "]}\n");
+	return out;
+}
+
+/* What a client is told when its request failed: @why, as @kind says */
+static void reply_err(struct vs_switch *sw, const struct nat_req *r,
+		      const char *why)
+{
+	char text[160];
+
+	snprintf(text, sizeof(text),
+		 r->kind == NAT_REQ_NEIGHBORS_JSON ? "{\"error\":\"nat: %s\"}\n" :
+		 r->kind == NAT_REQ_NEIGHBORS ? "error: nat: %s\n" :
+		 "error: forward: %s\n", why);
+	reply(sw, r->conn, r->serial, text);
+}
+
 /* The child's answer @text (room for one more byte) to request @r */
 static void answered(struct vs_switch *sw, const struct nat_req *r, char *text)
 {
@@ -361,9 +413,20 @@ static void answered(struct vs_switch *sw, const struct nat_req *r, char *text)
 		reply(sw, r->conn, r->serial, "ok\n");
 		break;
 	case NAT_REQ_NEIGHBORS:
-		reply(sw, r->conn, r->serial, strncmp(text, "ok\n", 3) ?
-		      "error: nat: the NAT process could not list its guests\n" :
-		      text + 3);
+	case NAT_REQ_NEIGHBORS_JSON:
+		if (strncmp(text, "ok\n", 3)) {
+			reply_err(sw, r, "the NAT process could not list its guests");
+		} else if (r->kind == NAT_REQ_NEIGHBORS) {
+			reply(sw, r->conn, r->serial, text + 3);
+		} else {
+			char *json = guests_json(text + 3);
+
+			if (json)
+				reply(sw, r->conn, r->serial, json);
+			else
+				reply_err(sw, r, "out of memory");
+			free(json);
+		}
 		break;
 	}
 }
@@ -375,9 +438,7 @@ static void expire(struct vs_switch *sw, bool all)
 		struct nat_req r = nat.pend[0];
 
 		memmove(nat.pend, nat.pend + 1, --nat.npend * sizeof(r));
-		reply(sw, r.conn, r.serial, r.kind == NAT_REQ_NEIGHBORS ?
-		      "error: nat: the NAT process does not answer (restarting?)\n" :
-		      "error: forward: the NAT process does not answer (restarting?)\n");
+		reply_err(sw, &r, "the NAT process does not answer (restarting?)");
 	}
 }
 
@@ -532,28 +593,31 @@ void vs_nat_stop(struct vs_switch *sw)
  * at once (allocated)
  */
 static char *ask_for(struct vs_switch *sw, struct vs_ctl_conn *c,
-		     enum nat_req_kind kind, const char *req, const char *what)
+		     enum nat_req_kind kind, const char *req)
 {
-	char err[96];
-
 	if (ask(sw, kind, c - sw->ctl, c->serial, req)) {
 		c->nat_wait = true;
 		return NULL;
 	}
-	snprintf(err, sizeof(err), "error: %s: the NAT process does not answer (%s)\n",
-		 what, nat.npend == NAT_PEND ? "busy" : "restarting?");
-	return strdup(err);
+	return strdup(kind == NAT_REQ_NEIGHBORS_JSON ?
+		      "{\"error\":\"nat: the NAT process does not answer (busy or restarting)\"}\n" :
+		      kind == NAT_REQ_NEIGHBORS ?
+		      "error: nat: the NAT process does not answer (busy or restarting)\n" :
+		      "error: forward: the NAT process does not answer (busy or restarting)\n");
 }
 
 /*
- * ctl nat: the guests the NAT process knows (libslirp's ARP and NDP
- * tables), for the client of control connection @c: as vs_nat_forward
+ * ctl nat [json]: the guests the NAT process knows (libslirp's ARP and
+ * NDP tables), as it lists them or as JSON, for the client of control
+ * connection @c: as vs_nat_forward
  */
-char *vs_nat_guests(struct vs_switch *sw, struct vs_ctl_conn *c)
+char *vs_nat_guests(struct vs_switch *sw, struct vs_ctl_conn *c, bool json)
 {
 	if (!sw->cfg.nat)
-		return strdup("error: nat: the switch runs without --nat\n");
-	return ask_for(sw, c, NAT_REQ_NEIGHBORS, "neighbors", "nat");
+		return strdup(json ? "{\"error\":\"nat: the switch runs without --nat\"}\n" :
+			      "error: nat: the switch runs without --nat\n");
+	return ask_for(sw, c, json ? NAT_REQ_NEIGHBORS_JSON : NAT_REQ_NEIGHBORS,
+		       "neighbors");
 }
 
 /*
@@ -589,5 +653,5 @@ char *vs_nat_forward(struct vs_switch *sw, struct vs_ctl_conn *c,
 	if (n != 2 || (strcmp(verb, "add") && strcmp(verb, "del")))
 		return strdup("error: forward: want add SPEC, del SPEC or list [json]\n");
 	snprintf(req, sizeof(req), "%s %s", verb, spec);
-	return ask_for(sw, c, NAT_REQ_FWD, req, "forward");
+	return ask_for(sw, c, NAT_REQ_FWD, req);
 }

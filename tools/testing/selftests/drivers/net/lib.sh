@@ -118,6 +118,50 @@ guests_up() {
 	[ "$RET" -eq 0 ] || { log_test "$name"; exit "$RET"; }
 }
 
+# --- QEMU light guests ---------------------------------------------------
+
+# has_line SECONDS FILE PATTERN: true once PATTERN shows up in FILE (a
+# light guest's console: VSW_INIT, VSW_UP, VSW_PING_OK)
+has_line() {
+	wait_for "$1" grep -q -- "$3" "$2"
+}
+
+# qemu_boot NAME ACCEL NETDEV MAC IP PEER [QEMU OPTION...]: a QEMU light
+# guest (scripts/qemu-initrd.sh: $VSW_KERNEL with $TEST_TMP/initrd.gz) in
+# namespace $ns, its console in $TEST_TMP/NAME.log, its pid added to
+# qemu_pids; IP is VSW_IP (an address, or dhcp), PEER VSW_PEER, and
+# $append_extra goes on its command line too.  An empty NETDEV: the
+# options bring the network device (and MAC) themselves
+qemu_boot() {
+	local qnet=()
+
+	[ -z "$3" ] || qnet=(-netdev "$3" -device "virtio-net-pci,netdev=n0,mac=$4")
+	ip netns exec "$ns" "${QEMU:-qemu-system-x86_64}" -accel "$2" -m 256 -smp 1 -nodefaults \
+		-no-reboot "${@:7}" \
+		-display none -monitor none -serial "file:$TEST_TMP/$1.log" \
+		-kernel "$VSW_KERNEL" -initrd "$TEST_TMP/initrd.gz" \
+		-append "console=ttyS0 panic=-1 loglevel=4 VSW_IP=$5 VSW_PEER=$6 ${append_extra:-}" \
+		"${qnet[@]}" 2> "$TEST_TMP/$1.qemu.log" &
+	qemu_pids+=("$!")
+	on_exit "kill_job $!"
+}
+
+# vhost_example MAC SOCK: the options after qemu-system-x86_64 of
+# vecswitch(8)'s vhost-user QEMU example, one a line, as the document has
+# them (its memory, its device with vectors=0, which QEMU 7.2 under TCG
+# needs), with what "..." leaves out left out, and the switch's socket
+# SOCK and the guest's MAC put in
+vhost_example() {
+	local w words example
+
+	example=$VECNET_SRC/Documentation/networking/vecswitch-examples/vhost-user-qemu.txt
+	read -ra words < <(sed 's/\\$//' "$example" | tr '\n' ' ')
+	for w in "${words[@]:1}"; do
+		w=${w//\/run\/vecswitch\/vhost.sock/$2}
+		[ "$w" = ... ] || echo "${w//mac=52:54:00:12:34:56/mac=$1}"
+	done
+}
+
 # --- reachability -----------------------------------------------------------
 
 # reach NAME ADDR [TRIES]: guest NAME pings ADDR until an answer comes,
@@ -410,12 +454,6 @@ light_initrd() {
 	4) echo "SKIP: no light guest kernel or initramfs tools (see above)"; exit "$ksft_skip" ;;
 	*) check_err 1 "building the initramfs failed"; return 1 ;;
 	esac
-}
-
-# has_line SECONDS FILE PATTERN: true once PATTERN shows up in FILE (a
-# light guest's console: VSW_INIT, VSW_UP, VSW_PING_OK)
-has_line() {
-	wait_for "$1" grep -q -- "$3" "$2"
 }
 
 # console_md5 CONSOLE PATH: the MD5 sum a light guest's md5sum printed

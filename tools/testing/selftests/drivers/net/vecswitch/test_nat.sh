@@ -18,14 +18,19 @@
 # the switch counts the death and starts it again, and the forward and
 # the way out work again.  10,000 UDP flows from one guest leave the NAT
 # process and the guests' own traffic up.  The NAT process runs as
-# nobody, with no_new_privs and a seccomp filter.
+# nobody, with no_new_privs and a seccomp filter.  A QEMU light guest
+# (scripts/qemu-initrd.sh, under TCG) on the first switch's vhost-user
+# socket takes the next lease, fetches the same file by IPv4 and IPv6,
+# resolves the name, and serves a file that the host fetches through a
+# second forward.
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
-require_cmd python3 busybox curl
+QEMU=${QEMU:-qemu-system-x86_64}
+require_cmd python3 busybox curl "$QEMU"
 require_vecswitch
 require_vecnat
 
-NAME="NAT port: DHCP, DNS, IPv4 and IPv6 out, a forward in, no host loopback unless asked, SIGSTOP and SIGKILL survived"
+NAME="NAT port: UML and vhost-user QEMU guests, DHCP, DNS, IPv4 and IPv6 out, a forward in, no host loopback unless asked, SIGSTOP and SIGKILL survived"
 host=$(netns_add nat)
 wan=$(netns_add natwan)
 sock=$TEST_TMP/switch.sock
@@ -49,6 +54,13 @@ ip -n "$host" -6 route add fd99:80::/64 via fd99:210::2 &&
 ip netns exec "$host" sysctl -qw net.ipv4.ping_group_range="0 2147483647"
 check_err $? "cannot set up the wan namespace"
 [ "$RET" -eq 0 ] || finish
+
+VSW_KERNEL=$("$VECNET_SRC/scripts/qemu-initrd.sh" "$TEST_TMP/initrd.gz")
+case $? in
+0) ;;
+4) echo "SKIP: no light guest kernel or initramfs tools (see above)"; exit "$ksft_skip" ;;
+*) check_err 1 "building the QEMU guest's initramfs failed"; finish ;;
+esac
 
 mkdir -p "$TEST_TMP/www" "$TEST_TMP/gwww"
 echo "$token" >"$TEST_TMP/www/hello.txt"
@@ -93,7 +105,8 @@ rm -f "$sock"
 # shellcheck disable=SC2016  # expanded by that sh
 ip netns exec "$host" unshare -m sh -c 'mount --bind "$0" /etc/resolv.conf && exec "$@"' \
 	"$TEST_TMP/resolv.conf" env -u LD_PRELOAD "$VECSWITCH" --dgram "$sock" --ctl "$CTL" \
-	--nat --nat-forward tcp:18080:10.0.2.15:8080 2>>"$TEST_TMP/switch.log" &
+	--vhost-user "$TEST_TMP/vhost.sock" --nat --nat-forward tcp:18080:10.0.2.15:8080 \
+	--nat-forward tcp:18082:10.0.2.17:8080 2>>"$TEST_TMP/switch.log" &
 sw1=$!
 on_exit "kill_job $sw1"
 wait_for 10 test -S "$CTL"
@@ -139,6 +152,21 @@ esac
 [ "$RET" -eq 0 ] || finish
 echo "# leases in $((SECONDS - t0)) s"
 
+# the QEMU guest, once a and b hold theirs: it takes the next, 10.0.2.17,
+# and does its part while the UML guests do theirs
+# shellcheck disable=SC2034  # qemu_boot's
+ns=$host qemu_pids=()
+mapfile -t qopts < <(vhost_example 52:54:00:76:6e:01 "$TEST_TMP/vhost.sock")
+# (busybox 1.35's wget dies of a segmentation fault with -T)
+# shellcheck disable=SC2016  # expanded by the guest's shell
+run_q='for i in $(seq 30); do ip -6 addr show dev eth0 | grep -q fd00: && break; sleep 1; done;
+	echo NAT_V4 $(wget -q -O - http://203.0.113.80:8000/hello.txt);
+	echo NAT_V6 $(wget -q -O - http://[fd99:80::80]:8000/hello.txt);
+	nslookup www.vecnat.test 10.0.2.3 | grep -q 203.0.113.80 && echo NAT_DNS_OK;
+	mkdir -p /www && echo qemu-TOKEN >/www/g.txt && httpd -p 8080 -h /www && echo NAT_HTTPD'
+run_q=$(echo "${run_q//TOKEN/$token}" | tr '\n\t' '  ')
+append_extra="VSW_RUN=\"$run_q\"" qemu_boot q tcg "" "" dhcp "" "${qopts[@]}"
+
 # ---- out: IPv4, IPv6 ---------------------------------------------------------
 
 [ "$(fetch a http://203.0.113.80:8000/hello.txt)" = "$token" ]
@@ -168,6 +196,22 @@ wait_for 10 ip netns exec "$host" curl -sf --max-time 2 -o "$TEST_TMP/fwd.txt" \
 check_err $? "the host did not reach a's server through the forward"
 [ "$(cat "$TEST_TMP/fwd.txt" 2>/dev/null)" = "guest-$token" ]
 check_err $? "the forward gave the wrong file"
+
+# ---- the QEMU guest: its lease, out, DNS, in ---------------------------------
+
+has_line 180 "$TEST_TMP/q.log" NAT_HTTPD
+check_err $? "the QEMU guest did not finish its part"
+grep -q "lease 10.0.2.17/24 via 10.0.2.2, DNS 10.0.2.3" "$TEST_TMP/q.log"
+check_err $? "the QEMU guest did not get 10.0.2.17 from the NAT: $(grep -m1 -E 'lease|VSW_NO_LEASE' "$TEST_TMP/q.log")"
+grep -q "NAT_V4 $token" "$TEST_TMP/q.log"
+check_err $? "the QEMU guest did not fetch the file from wan over IPv4"
+grep -q "NAT_V6 $token" "$TEST_TMP/q.log"
+check_err $? "the QEMU guest did not fetch the file from wan over IPv6"
+grep -q NAT_DNS_OK "$TEST_TMP/q.log"
+check_err $? "the QEMU guest did not resolve a name through 10.0.2.3"
+[ "$(ip netns exec "$host" curl -sf --max-time 5 http://127.0.0.1:18082/g.txt)" = "qemu-$token" ]
+check_err $? "the host did not fetch the QEMU guest's file through the forward"
+[ "$RET" -eq 0 ] && echo "# the vhost-user QEMU guest: lease 10.0.2.17, IPv4, IPv6, DNS and the forward in $((SECONDS - t0)) s since the leases"
 
 # ---- the host's loopback -----------------------------------------------------
 

@@ -112,6 +112,14 @@ check_err $? "17 DISCOVERs: want 16 leases .15-.30 and none, got: $got"
 n=$(ctl nat | grep -c '^ *ARP  02:76:65:44:00:.*  10\.0\.2\.')
 [ "$n" = 16 ]
 check_err $? "ctl nat lists $n guests, not 16: $(ctl nat)"
+# the same 16 as JSON, each MAC with its lease
+# shellcheck disable=SC2016  # python's
+n=$(ctl nat --json | python3 -c 'import json, sys
+g = [e for e in json.load(sys.stdin)["guests"] if e["table"] == "ARP"]
+print(len({(e["mac"], e["ip"]) for e in g if e["mac"].startswith("02:76:65:44:00:")
+           and e["ip"].startswith("10.0.2.")}))')
+[ "$n" = 16 ]
+check_err $? "ctl nat --json lists $n guests, not 16: $(ctl nat --json)"
 ip -n "$ns" addr add 198.18.211.1/32 dev lo
 got=$(ip netns exec "$ns" python3 "$NET_LIB_DIR/vecswitch/dhcp_peer.py" \
 	--bind "$TEST_TMP/peer.sock" --switch "$sock" --junk --syn-to 198.18.211.1)

@@ -53,22 +53,6 @@ check_err $? "the switch did not start"
 [ "$RET" -eq 0 ] || finish
 own_eventfds=$(eventfds)
 
-# qemu_boot NAME ACCEL NETDEV MAC IP PEER [QEMU OPTION...]: a QEMU guest
-# in the test's namespace, its console in $TEST_TMP/NAME.log; an empty
-# NETDEV: the options bring the network device (and MAC) themselves
-qemu_boot() {
-	local net=()
-
-	[ -z "$3" ] || net=(-netdev "$3" -device "virtio-net-pci,netdev=n0,mac=$4")
-	ip netns exec "$ns" "$QEMU" -accel "$2" -m 256 -smp 1 -nodefaults -no-reboot "${@:7}" \
-		-display none -monitor none -serial "file:$TEST_TMP/$1.log" \
-		-kernel "$VSW_KERNEL" -initrd "$TEST_TMP/initrd.gz" \
-		-append "console=ttyS0 panic=-1 loglevel=4 VSW_IP=$5 VSW_PEER=$6 ${append_extra:-}" \
-		"${net[@]}" 2> "$TEST_TMP/$1.qemu.log" &
-	qemu_pids+=("$!")
-	on_exit "kill_job $!"
-}
-
 # The UML guest first: it answers all, then pings three once they are up,
 # serves its file, fetches the vhost-user guest's (it runs in
 # $TEST_TMP/uml, on the host's file system: the test reads both files
@@ -104,22 +88,10 @@ guest_bg uml 600 -n "$ns" \
 
 net_a="dgram,id=n0,local.type=unix,local.path=$TEST_TMP/guest-a.sock,remote.type=unix,remote.path=$TEST_TMP/sw-dgram.sock"
 net_b="stream,id=n0,server=off,addr.type=unix,addr.path=$TEST_TMP/sw-stream.sock"
-# vhost-user: the QEMU example of vecswitch(8) as it stands there (its
-# memory, its device with vectors=0, which QEMU 7.2 under TCG needs), with
-# what "..." leaves out added, and this test's socket and each guest's MAC
-# put in.  vhost_example MAC: its options after qemu-system-x86_64
-example=$VECNET_SRC/Documentation/networking/vecswitch-examples/vhost-user-qemu.txt
-vhost_example() {
-	local w words
-
-	read -ra words < <(sed 's/\\$//' "$example" | tr '\n' ' ')
-	for w in "${words[@]:1}"; do
-		w=${w//\/run\/vecswitch\/vhost.sock/$TEST_TMP/sw-vhost.sock}
-		[ "$w" = ... ] || echo "${w//mac=52:54:00:12:34:56/mac=$1}"
-	done
-}
-mapfile -t mem_c < <(vhost_example 52:54:00:76:73:04)
-mapfile -t mem_d < <(vhost_example 52:54:00:76:73:05)
+# vhost-user: the QEMU example of vecswitch(8) (lib.sh's vhost_example),
+# with this test's socket and each guest's MAC put in
+mapfile -t mem_c < <(vhost_example 52:54:00:76:73:04 "$TEST_TMP/sw-vhost.sock")
+mapfile -t mem_d < <(vhost_example 52:54:00:76:73:05 "$TEST_TMP/sw-vhost.sock")
 [ "${#mem_c[@]}" -gt 10 ] && [[ "${mem_c[*]}" == *"mac=52:54:00:76:73:04"* ]]
 check_err $? "vecswitch(8)'s QEMU example did not parse: ${mem_c[*]}"
 net_c=
