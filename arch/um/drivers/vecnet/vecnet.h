@@ -293,6 +293,13 @@ struct vecnet_xstats {
 	u64_stats_t tx_coalesce_timer;
 	u64_stats_t peer_lost;
 	u64_stats_t peer_back;
+	/* tries at the peer's socket that failed, by what the host said */
+	u64_stats_t peer_no_socket;
+	u64_stats_t peer_refused;
+	u64_stats_t peer_denied;
+	u64_stats_t peer_dir_denied;
+	u64_stats_t peer_wrong_socket;
+	u64_stats_t peer_unreachable;
 	u64_stats_t rx_alloc_failed;
 	u64_stats_t nego_hello;
 	u64_stats_t nego_agreed;

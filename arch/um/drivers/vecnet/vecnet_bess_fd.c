@@ -74,44 +74,57 @@ static void vecnet_bess_unbind(struct vecnet_bess *bess)
 	bess->bound = false;
 }
 
-/* A new connection, or a negative errno when the peer is not there */
-static int vecnet_bess_connect(struct vecnet_dev *vn)
+/*
+ * A new connection, or a negative errno when the peer is not there, with
+ * @path the socket the error concerns: @src when binding it failed
+ */
+static int vecnet_bess_connect(struct vecnet_dev *vn, const char **path)
 {
 	struct vecnet_bess *bess = vn->tpriv;
-	int fd;
+	unsigned long long id;
+	int fd, err;
 
 	/* the old socket holds @src until it is closed: let the new one in */
 	vecnet_bess_unbind(bess);
-	fd = vecnet_user_unix_seqpacket(bess->src[0] ? bess->src : NULL,
-					bess->dst);
-	if (fd >= 0 && bess->src[0])
+	*path = bess->src[0] ? bess->src : bess->dst;
+	fd = vecnet_user_unix_seqpacket(bess->src[0] ? bess->src : NULL);
+	if (fd < 0)
+		return fd;
+	if (bess->src[0])
 		bess->bound = true;
+	*path = bess->dst;
+	err = vecnet_user_unix_connect(fd, bess->dst, &id);
+	if (err) {
+		vecnet_user_close(fd);
+		vecnet_bess_unbind(bess);
+		return err;
+	}
 	return fd;
 }
 
 static int vecnet_bess_open(struct vecnet_dev *vn)
 {
 	struct vecnet_bess *bess = vn->tpriv;
+	const char *path;
 	int fd;
 
 	vn->host.conn = true;
-	fd = vecnet_bess_connect(vn);
+	fd = vecnet_bess_connect(vn, &path);
 	if (fd >= 0) {
 		vn->host.fd = fd;
 		return 0;
 	}
-	if (fd == -ENAMETOOLONG || fd == -EADDRINUSE || fd == -EACCES) {
-		netdev_err(vn->dev, "cannot connect %s to %s: %d\n",
-			   bess->src[0] ? bess->src : "a socket", bess->dst, fd);
+	vecnet_link_unreachable(vn, path,
+				path == bess->src ? NULL : "--seqpacket", fd);
+	/* src= that cannot be bound, or a peer closed to us: no retry helps */
+	if (path == bess->src || fd == -ENAMETOOLONG || fd == -EACCES)
 		return fd;
-	}
 	/*
 	 * Not there yet: the core needs a descriptor for its interrupts
 	 * all the same.  An unconnected socket reads nothing and refuses
 	 * to send; the link check replaces it once the peer answers.
 	 */
-	vecnet_link_unreachable(vn, bess->dst, "--seqpacket", fd);
-	fd = vecnet_user_unix_seqpacket(NULL, NULL);
+	fd = vecnet_user_unix_seqpacket(NULL);
 	if (fd < 0)
 		return fd;
 	vn->host.fd = fd;
@@ -138,11 +151,12 @@ static void vecnet_bess_destroy(struct vecnet_dev *vn)
 /* While the carrier is on the connection stands: receive sees its end */
 static int vecnet_bess_probe(struct vecnet_dev *vn)
 {
+	const char *path;
 	int fd, err;
 
 	if (netif_carrier_ok(vn->dev))
 		return 0;
-	fd = vecnet_bess_connect(vn);
+	fd = vecnet_bess_connect(vn, &path);
 	if (fd < 0)
 		return fd;
 	err = vecnet_replace_fd(vn, fd);

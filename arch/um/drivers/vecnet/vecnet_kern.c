@@ -187,33 +187,76 @@ static void vecnet_announce_work(struct work_struct *work)
 }
 
 /*
- * Why the peer's socket at @path does not answer, in words, with what to
- * do about it; said when the reason changes, not at every retry.  @want
- * is the switch option that makes the kind of socket the transport
- * needs.  The probe's errors come back here through vecnet_link_work.
+ * Count a try at the peer's socket that failed with @err, by reason, so
+ * that ethtool -S says why the carrier is off: the reason that lasts is
+ * the counter that keeps rising.  @dir: EACCES came from a directory on
+ * the way, not from the socket itself.
+ */
+static void vecnet_link_count(struct vecnet_dev *vn, int err, bool dir)
+{
+	switch (err) {
+	case -ENOENT:
+		vecnet_count_link(vn, peer_no_socket);
+		break;
+	case -ECONNREFUSED:
+		vecnet_count_link(vn, peer_refused);
+		break;
+	case -EACCES:
+		if (dir)
+			vecnet_count_link(vn, peer_dir_denied);
+		else
+			vecnet_count_link(vn, peer_denied);
+		break;
+	case -EPROTOTYPE:
+		vecnet_count_link(vn, peer_wrong_socket);
+		break;
+	default:
+		vecnet_count_link(vn, peer_unreachable);
+	}
+}
+
+/*
+ * Why the socket at @path does not answer, in words, with what to do
+ * about it; counted every time (vecnet_link_count), said when the
+ * reason changes, not at every retry.  @want is the switch option that
+ * makes the kind of socket the transport needs; NULL when @path is not
+ * the peer's but the device's own, which it failed to bind (bess's
+ * src=).  The probe's errors come back here through vecnet_link_work.
  */
 void vecnet_link_unreachable(struct vecnet_dev *vn, const char *path,
 			     const char *want, int err)
 {
+	unsigned int uid = 0, gid = 0, mode = 0, me = 0;
 	struct net_device *dev = vn->dev;
-	unsigned int uid, gid, mode, me;
+	bool dir = false;
 
-	vn->link.path = path;
-	vn->link.want = want;
+	/* the link work tries the peer's socket again, not the device's */
+	if (want) {
+		vn->link.path = path;
+		vn->link.want = want;
+	}
+	/* no owner to show: the socket is behind a closed directory */
+	if (err == -EACCES)
+		dir = vecnet_user_file_owner(path, &uid, &gid, &mode, &me) != 0;
+	vecnet_link_count(vn, err, dir);
 	if (err == vn->link.why)
 		return;
 	vn->link.why = err;
 	switch (err) {
 	case -ENOENT:
-		netdev_info(dev, "no socket at %s yet (is the switch running?): carrier off until one answers\n",
-			    path);
+		if (!want)
+			netdev_warn(dev, "%s: no directory to bind this device's socket in\n",
+				    path);
+		else
+			netdev_info(dev, "no socket at %s yet (is the switch running?): carrier off until one answers\n",
+				    path);
 		break;
 	case -ECONNREFUSED:
 		netdev_info(dev, "nobody reads the socket at %s (has the switch stopped?): carrier off until one does\n",
 			    path);
 		break;
 	case -EACCES:
-		if (vecnet_user_file_owner(path, &uid, &gid, &mode, &me))
+		if (dir)
 			netdev_warn(dev, "%s: permission denied on the way there: a directory is closed to host uid %u, which this guest runs as\n",
 				    path, me);
 		else
@@ -224,9 +267,25 @@ void vecnet_link_unreachable(struct vecnet_dev *vn, const char *path,
 		netdev_warn(dev, "%s: wrong kind of socket: is it the switch's --vhost-user or --stream socket? use its %s one\n",
 			    path, want);
 		break;
+	case -EADDRINUSE:
+		netdev_warn(dev, "%s: in use by a socket that is still open (another guest's?): give this device a path of its own\n",
+			    path);
+		break;
+	case -ENOTDIR:
+		netdev_warn(dev, "%s: a part of the path on the way there is not a directory\n",
+			    path);
+		break;
+	case -ENAMETOOLONG:
+		netdev_warn(dev, "%s: too long for a unix socket's address (%d bytes at most)\n",
+			    path, VECNET_UNIX_PATH_MAX - 1);
+		break;
+	case -EAGAIN:
+		netdev_info(dev, "%s: the listener's backlog is full (is the switch stuck?): trying again\n",
+			    path);
+		break;
 	default:
-		netdev_warn(dev, "cannot reach the socket at %s: error %d, carrier off\n",
-			    path, err);
+		netdev_warn(dev, "cannot %s the socket at %s: %pe\n",
+			    want ? "reach" : "bind", path, ERR_PTR(err));
 	}
 }
 
@@ -294,6 +353,8 @@ static void vecnet_link_work(struct work_struct *work)
 		if (vn->link.path && err != -ENOENT && err != -ECONNREFUSED)
 			vecnet_link_unreachable(vn, vn->link.path,
 						vn->link.want, err);
+		else
+			vecnet_link_count(vn, err, false);
 		delay = vn->link.backoff_ms;
 		vn->link.backoff_ms = min(vn->link.backoff_ms * 2,
 					  VECNET_LINK_CHECK_MS);
@@ -496,6 +557,7 @@ static int vecnet_open(struct net_device *dev)
 	vn->batch = vn->cfg.vec ? vn->rx_depth : 1;
 	vn->link.backoff_ms = VECNET_LINK_MIN_MS;
 	vn->link.why = 0;
+	vn->link.path = NULL;
 	vecnet_tx_big_setup(vn);
 	for (i = 0; i < vn->nq; i++)
 		vecnet_q_reset(&vn->q[i]);

@@ -163,7 +163,7 @@ static int vecnet_unixdgram_open_queues(struct vecnet_dev *vn)
 		vecnet_unixdgram_qpath(ud, k, path);
 		fd = vecnet_user_unix_dgram(path, vecnet_unixdgram_sndbuf(vn));
 		if (fd < 0) {
-			netdev_err(vn->dev, "cannot bind %s: %d\n", path, fd);
+			vecnet_link_unreachable(vn, path, NULL, fd);
 			return fd;
 		}
 		vn->q[k].fd = fd;
@@ -199,7 +199,7 @@ static int vecnet_unixdgram_open(struct vecnet_dev *vn)
 		return err;
 	fd = vecnet_user_unix_dgram(ud->local, vecnet_unixdgram_sndbuf(vn));
 	if (fd < 0) {
-		netdev_err(vn->dev, "cannot bind %s: %d\n", ud->local, fd);
+		vecnet_link_unreachable(vn, ud->local, NULL, fd);
 		return fd;
 	}
 	vn->host.fd = fd;

@@ -446,13 +446,13 @@ int vecnet_user_unlink(const char *path)
 }
 
 /*
- * A SOCK_SEQPACKET connection to @peer, bound to @local when that is
- * not NULL; with no @peer, a socket that stays unconnected.
+ * A SOCK_SEQPACKET socket, bound to @local when that is not NULL, for
+ * vecnet_user_unix_connect; one left unconnected reads nothing.
  * Non-blocking from the start: a unix connect completes or fails at
  * once (EAGAIN when the listener's backlog is full), so the guest never
  * waits on it.
  */
-int vecnet_user_unix_seqpacket(const char *local, const char *peer)
+int vecnet_user_unix_seqpacket(const char *local)
 {
 	struct sockaddr_un sun;
 	int fd, err;
@@ -462,25 +462,13 @@ int vecnet_user_unix_seqpacket(const char *local, const char *peer)
 		return -errno;
 	/* the peer has nothing to pass us, and no room waits for it */
 	vecnet_user_pass_fds(fd, 0);
-	if (local) {
-		err = unix_addr(&sun, local);
-		if (!err)
-			err = unix_bind(fd, &sun);
-		if (err)
-			goto out_close;
-	}
-	if (!peer)
+	if (!local)
 		return fd;
-	err = unix_addr(&sun, peer);
-	if (err)
-		goto out_close;
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
-		err = -errno;
-		goto out_close;
-	}
-	return fd;
-
-out_close:
+	err = unix_addr(&sun, local);
+	if (!err)
+		err = unix_bind(fd, &sun);
+	if (!err)
+		return fd;
 	close(fd);
 	return err;
 }

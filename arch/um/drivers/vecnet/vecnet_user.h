@@ -23,8 +23,8 @@ int vecnet_user_file_owner(const char *path, unsigned int *uid,
 			   unsigned int *me);
 /* 1: the socket @fd is connected to has closed, 0: it is open */
 int vecnet_user_unix_peer_closed(int fd);
-/* @local and @peer may be NULL */
-int vecnet_user_unix_seqpacket(const char *local, const char *peer);
+/* @local may be NULL; connect with vecnet_user_unix_connect */
+int vecnet_user_unix_seqpacket(const char *local);
 /* Returns the socket's SO_TYPE */
 int vecnet_user_fd_inherited(int fd);
 int vecnet_user_fd_socket(int fd);

@@ -12,7 +12,13 @@
 #   vec2  the switch's --dgram socket, which belongs to another user and
 #         is closed to this one: its owner and mode, and --mode/--group
 #   vec3  a path through a directory closed to the guest's user
+#   vec4  bess to a socket behind that directory: a hard failure, in
+#         words too
+#   vec5  bess with a src= socket that a live process holds
 #
+# Each reason also shows in the device's ethtool -S: its own counter
+# (peer_no_socket, peer_wrong_socket, peer_denied, peer_dir_denied,
+# peer_unreachable) counts the failed tries and the others stay at 0.
 # Then vec0's switch appears, and the carrier comes on without a word
 # more than "peer back".
 
@@ -29,6 +35,8 @@ chown 65534 "$TEST_TMP/closed"
 
 # shellcheck disable=SC2016  # expanded in the guest
 script='for d in vec0 vec1 vec2 vec3; do ip link set $d up; done
+for d in vec4 vec5; do ip link set $d up 2>/dev/null && echo "$d came up" >>"$UML_OUT/up"; done
+for d in vec0 vec1 vec2 vec3 vec4 vec5; do ethtool -S $d >"$UML_OUT/$d.stats"; done
 while [ ! -e "$UML_OUT/go" ]; do sleep 0.1; done
 for i in $(seq 100); do
 	[ "$(cat /sys/class/net/vec0/carrier)" = 1 ] && exit 0
@@ -41,6 +49,8 @@ ip netns exec "$ns" setpriv --inh-caps=-all --bounding-set=-all \
 	-a "vec1:transport=unixdgram,path=$TEST_TMP/vhost.sock" \
 	-a "vec2:transport=unixdgram,path=$TEST_TMP/sw.sock" \
 	-a "vec3:transport=unixdgram,path=$TEST_TMP/closed/sw.sock" \
+	-a "vec4:transport=bess,dst=$TEST_TMP/closed/sp.sock" \
+	-a "vec5:transport=bess,dst=$TEST_TMP/later-sp.sock,src=$TEST_TMP/vhost.sock" \
 	-- sh -c "$script" &
 gpid=$!
 on_exit "kill $gpid 2>/dev/null"
@@ -53,6 +63,41 @@ said "vec0: no socket at $TEST_TMP/later.sock yet (is the switch running?)"
 said "vec1: $TEST_TMP/vhost.sock: wrong kind of socket: is it the switch's --vhost-user or --stream socket? use its --dgram one"
 said "vec2: $TEST_TMP/sw.sock: permission denied: the socket is uid 65534 gid 0 mode 0600, this guest runs as host uid 0; the switch's --mode and --group say who may attach"
 said "vec3: $TEST_TMP/closed/sw.sock: permission denied on the way there: a directory is closed to host uid 0"
+said "vec4: $TEST_TMP/closed/sp.sock: permission denied on the way there: a directory is closed to host uid 0"
+said "vec5: $TEST_TMP/vhost.sock: in use by a socket that is still open (another guest's?): give this device a path of its own"
+[ ! -e "$TEST_TMP/g/up" ]
+check_err $? "a bess device came up with a mistake no retry mends: $(cat "$TEST_TMP/g/up" 2>/dev/null)"
+
+# ethtool -S: the device's reason counted, no other
+reasons="peer_no_socket peer_wrong_socket peer_denied peer_dir_denied peer_unreachable"
+# shellcheck disable=SC2317  # run by wait_for
+stats_written() { [ -s "$TEST_TMP/g/vec5.stats" ]; }
+wait_for 30 stats_written
+check_err $? "the guest wrote no ethtool -S"
+reason_counted() {
+	local dev=$1 want=$2 r n
+
+	for r in $reasons; do
+		n=$(xstat "$TEST_TMP/g/$dev.stats" "$r")
+		if [ "$r" = "$want" ]; then
+			[ "$n" -ge 1 ] || { echo "# $dev: $r is $n"; return 1; }
+		else
+			[ "$n" = 0 ] || { echo "# $dev: $r is $n, not 0"; return 1; }
+		fi
+	done
+}
+reason_counted vec0 peer_no_socket
+check_err $? "vec0's ethtool -S does not say there is no socket"
+reason_counted vec1 peer_wrong_socket
+check_err $? "vec1's ethtool -S does not say the socket is of the wrong kind"
+reason_counted vec2 peer_denied
+check_err $? "vec2's ethtool -S does not say the socket is closed to it"
+reason_counted vec3 peer_dir_denied
+check_err $? "vec3's ethtool -S does not say a directory is closed to it"
+reason_counted vec4 peer_dir_denied
+check_err $? "vec4's (bess) ethtool -S does not say a directory is closed to it"
+reason_counted vec5 peer_unreachable
+check_err $? "vec5's (bess) ethtool -S does not count its src= in use"
 
 # vec0's switch comes
 SWITCH_LOG=$TEST_TMP/later.log start_switch "$ns" --dgram "$TEST_TMP/later.sock"
@@ -60,7 +105,7 @@ check_err $? "the second switch did not start: $(cat "$TEST_TMP/later.log")"
 touch "$TEST_TMP/g/go"
 wait "$gpid"
 check_err $? "vec0 got no carrier once its switch was there: $(tail -n 3 "$TEST_TMP/g/console.log")"
-! grep -aE 'vec[0-9]: .*\((-[0-9]+)\)' "$TEST_TMP/g/console.log"
+! grep -aE 'vec[0-9]: .*(\(-[0-9]+\)|: -[0-9]+$)' "$TEST_TMP/g/console.log"
 check_err $? "an errno number on the console"
 [ "$(grep -ac 'vec0: no socket at' "$TEST_TMP/g/console.log")" = 1 ]
 check_err $? "vec0's reason was said more than once"

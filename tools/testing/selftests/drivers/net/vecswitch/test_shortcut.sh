@@ -4,8 +4,8 @@
 # Shortcut channels. Guests a and b with the default options, on vecswitch
 # with its default options: their TCP flow must go through the channel
 # the switch hands them (the guests' channel counters count it, the
-# switch's port counters do not), and guest c (shortcut=0) gets no
-# channel. A flood into either of b's sockets (the channel, the
+# switch's port counters do not; ctl top shows their channel and says
+# so), and guest c (shortcut=0) gets no channel. A flood into either of b's sockets (the channel, the
 # switch's) leaves the other answering pings. When b's kernel stops, a
 # gives up the stalled channel and its frames for c do not wait behind
 # those for b. When b's end closes (vec0 down and up) a falls back to the
@@ -62,6 +62,18 @@ check_err $? "the flow did not take the channel (a sent $tx, b read $rx)"
 check_err $? "the switch still forwarded $frames frames of a's flow"
 [ "$(guest_xstat b rx_chan_bad)" = 0 ]
 check_err $? "b refused $(guest_xstat b rx_chan_bad) frames of a's channel"
+
+# ctl top: a's and b's rates stay near 0 with their flow on the channel;
+# top shows them with one channel each, and says where their frames are
+ctl top --count 1 >"$TEST_TMP/top.txt"
+check_err $? "ctl top failed"
+sed 's/^/#   /' "$TEST_TMP/top.txt"
+# top_chans GUEST: the CHANNELS column of the guest's port
+top_chans() { awk -v n="$TEST_TMP/$1.sock" '$NF == n { print $(NF - 1) }' "$TEST_TMP/top.txt"; }
+[ "$(top_chans a)" = 1 ] && [ "$(top_chans b)" = 1 ] && [ "$(top_chans c)" = 0 ]
+check_err $? "ctl top does not show a's and b's channel (a: $(top_chans a), b: $(top_chans b), c: $(top_chans c))"
+grep -q "past the switch.*tx_chan_frames, rx_chan_frames" "$TEST_TMP/top.txt"
+check_err $? "ctl top does not say where the channels' frames are counted"
 
 # a -> c: c takes no channels, the switch forwards
 exec_in a iperf3 -c "${ip[c]}" -t 2 -J >"$TEST_TMP/ac.json"
