@@ -135,6 +135,7 @@ $(BUILD)/man/vecswitch.8: $(wildcard Documentation/networking/vecswitch-examples
 
 # What install puts where; uninstall removes exactly these
 INSTALLED := $(BINDIR)/vecswitch $(BINDIR)/vecnat $(BINDIR)/vecnet-guest $(VECNETLIBDIR)/vmlinux \
+	$(VECNETLIBDIR)/udhcpc-hostfs.sh \
 	$(MANDIR)/man8/vecswitch.8 $(MANDIR)/man7/vecnet.7 \
 	$(MANDIR)/man1/vecnet-guest.1 $(SYSTEMDUNITDIR)/vecswitch.service \
 	$(SYSTEMDUNITDIR)/vecswitch@.service \
@@ -158,6 +159,7 @@ install: $(BUILD)/vmlinux $(BUILD)/vecswitch $(BUILD)/vecnat man
 	strip --strip-unneeded --remove-section=.comment --remove-section=.note \
 		-o $(DESTDIR)$(VECNETLIBDIR)/vmlinux $(BUILD)/vmlinux && \
 	chmod 755 $(DESTDIR)$(VECNETLIBDIR)/vmlinux && \
+	install -m 755 scripts/udhcpc-hostfs.sh $(DESTDIR)$(VECNETLIBDIR)/ && \
 	install -m 644 $(BUILD)/man/vecswitch.8 $(DESTDIR)$(MANDIR)/man8/ && \
 	install -m 644 $(BUILD)/man/vecnet.7 $(DESTDIR)$(MANDIR)/man7/ && \
 	install -m 644 $(BUILD)/man/vecnet-guest.1 $(DESTDIR)$(MANDIR)/man1/ && \

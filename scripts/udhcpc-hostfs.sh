@@ -8,8 +8,10 @@
 #
 # The lease goes into the interface and the default route, and is
 # printed ("lease ADDR/PREFIX via ROUTER, DNS SERVERS"); with LEASE=FILE
-# in the environment also written to FILE as "ADDR ROUTER DNS".  Never
-# into /etc/resolv.conf: in such a guest that is the host's file.  The
+# in the environment also written to FILE as "ADDR ROUTER DNS", and with
+# RESOLV=FILE the DNS servers to FILE as resolv.conf lines.  Never into
+# /etc/resolv.conf: in such a guest that is the host's file (vecnet-guest
+# --dhcp mounts its RESOLV file over it, inside the guest).  The
 # QEMU light guests' initramfs (qemu-initrd.sh) takes its leases with it
 # too.
 
@@ -24,6 +26,12 @@ bound | renew)
 	# shellcheck disable=SC2154
 	echo "lease $ip/$mask via $router, DNS $dns"
 	[ -z "${LEASE:-}" ] || echo "$ip $router $dns" >"$LEASE"
+	if [ -n "${RESOLV:-}" ]; then
+		: >"$RESOLV"
+		for s in $dns; do
+			echo "nameserver $s" >>"$RESOLV"
+		done
+	fi
 	;;
 deconfig)
 	ip addr flush dev "$interface" scope global

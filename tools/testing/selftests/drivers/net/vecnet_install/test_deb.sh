@@ -74,7 +74,8 @@ out=$(DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${debs[@]}" 2>&1)
 check_err $? "apt-get install of the packages failed: $(tail -n 5 <<<"$out")"
 [ "$RET" -eq 0 ] || { log_test "make deb and apt-get install"; exit "$RET"; }
 
-for f in /usr/bin/vecswitch /usr/bin/vecnet-guest /usr/lib/vecnet/vmlinux; do
+for f in /usr/bin/vecswitch /usr/bin/vecnet-guest /usr/lib/vecnet/vmlinux \
+	/usr/lib/vecnet/udhcpc-hostfs.sh; do
 	[ -x "$f" ]
 	check_err $? "$f is not installed"
 done

@@ -33,6 +33,7 @@ want="755 usr/local/bin/vecnat
 644 usr/local/lib/sysctl.d/vecswitch.conf
 644 usr/local/lib/systemd/system/vecswitch.service
 644 usr/local/lib/systemd/system/vecswitch@.service
+755 usr/local/lib/vecnet/udhcpc-hostfs.sh
 755 usr/local/lib/vecnet/vmlinux
 644 usr/local/share/man/man1/vecnet-guest.1
 644 usr/local/share/man/man7/vecnet.7
