@@ -4,7 +4,8 @@
  * vecN: device (arch/um/drivers/vecnet) and the vecswitch daemon
  * (tools/net/vecswitch), or two guests on a direct link, say to each other
  * on the socket their frames use.  This header is the one definition both
- * sides build from.
+ * sides build from; Documentation/networking/vecnet-protocol.rst describes
+ * the messages' order and what each side does with a bad one.
  *
  * A message is 12 bytes, shorter than any Ethernet frame, so that it never
  * reads as one: the magic "VECN", the version, the type, then six bytes
