@@ -18,8 +18,8 @@
 # switch or the bridge.  Each test's KTAP cases are judged against
 # kernel_tests.expect, which lists the cases expected to fail on a
 # transport with the reason (a feature the driver does not have, or a
-# limit of the environment); Documentation/networking/vecnet.rst says
-# the same in prose.  Any other failing case fails this test, and so
+# limit of the environment);
+# Documentation/networking/vecnet-internals.rst says the same in prose.  Any other failing case fails this test, and so
 # does a kernel report on any guest's console.
 #
 # make check runs the quick set (KERNEL_TESTS=quick, the default);
