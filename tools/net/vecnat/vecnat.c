@@ -93,8 +93,13 @@ static void tx_flush(struct nat *n)
 			n->gone = true;
 			break;
 		}
-		if ((errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS) ||
-		    ++tries > 2)
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS) {
+			/* that one frame cannot go (too large?): the rest can */
+			done++;
+			n->tx_dropped++;
+			continue;
+		}
+		if (++tries > 2)
 			break;
 		/* connected to the switch: POLLOUT comes once it has room */
 		poll(&p, 1, SEND_WAIT_MS);

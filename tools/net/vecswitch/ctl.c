@@ -203,7 +203,8 @@ static void ctl_write(struct vs_switch *sw, struct vs_ctl_conn *c)
 		.data.u64 = vs_ev(VS_EV_CTL_CONN, c - sw->ctl),
 	};
 
-	if (c->cap || c->ev.on)
+	/* a stream's client may end it; a capture that ended only drains */
+	if ((c->cap && !vs_capture_done(c)) || c->ev.on)
 		ev.events |= EPOLLIN;
 	while (c->outoff < c->outlen) {
 		ssize_t r = send(c->fd, c->out + c->outoff,
@@ -302,7 +303,7 @@ void vs_ctl_event(struct vs_switch *sw, unsigned int idx, uint32_t events)
 		if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
 			stream_input(sw, c, events);
 		} else {
-			c->want_out = false;
+			/* room again: ctl_write goes back to EPOLLIN once done */
 			ctl_write(sw, c);
 		}
 		return;

@@ -60,7 +60,8 @@ struct vs_cap_rec {
 #define VS_EV_MAX		4	/* events clients at once */
 #define VS_EV_BUF		(256u << 10) /* what an events reader may be behind */
 
-#define VS_CTL_MAX_CONN		8
+/* room for every capture and events client, and 4 one-shot requests */
+#define VS_CTL_MAX_CONN		(VS_CAP_MAX + VS_EV_MAX + 4)
 /* a control request and its answer, each way, client and switch */
 #define VS_CTL_TIMEOUT_MS	5000
 

@@ -41,6 +41,7 @@
 #define NAT_SPEC_LEN		80
 #define NAT_NSTATS		5
 #define NAT_PEND		8	/* requests the child has not answered */
+#define NAT_INPUT_MAX		64	/* its messages read in one loop turn */
 #define NAT_ANSWER_MAX		(NAT_FWD_MAX * NAT_SPEC_LEN + 64)
 
 /* what a tagged request was for */
@@ -338,8 +339,13 @@ static void take_list(char *list)
 	nat.nfwd = 0;
 	for (line = strtok_r(list, "\n", &save);
 	     line && nat.nfwd < NAT_FWD_MAX;
-	     line = strtok_r(NULL, "\n", &save))
+	     line = strtok_r(NULL, "\n", &save)) {
+		/* what a spec is made of, no more: the child is not trusted */
+		if (strlen(line) >= NAT_SPEC_LEN ||
+		    strspn(line, "abcdefghijklmnopqrstuvwxyz0123456789:.[]") != strlen(line))
+			continue;
 		snprintf(nat.fwd[nat.nfwd++], NAT_SPEC_LEN, "%s", line);
+	}
 }
 
 /* only what a MAC or an address is made of: the child's text is not trusted */
@@ -448,11 +454,13 @@ void vs_nat_input(struct vs_switch *sw)
 	static char out[NAT_ANSWER_MAX + 2];
 	struct nat_req r;
 	unsigned long seq;
-	unsigned int i;
+	unsigned int i, k;
 	char *text;
-	ssize_t n;
+	ssize_t n = -1;
 
-	while ((n = vs_recv_rights(sw, nat.ctl_fd, out, NAT_ANSWER_MAX)) > 0) {
+	/* a bounded number a turn: the child is not trusted to stop */
+	for (k = 0; k < NAT_INPUT_MAX &&
+	     (n = vs_recv_rights(sw, nat.ctl_fd, out, NAT_ANSWER_MAX)) > 0; k++) {
 		out[n] = '\0';
 		if (out[0] != '#') {
 			take_stats(sw, out);
@@ -466,15 +474,26 @@ void vs_nat_input(struct vs_switch *sw)
 		if (i == nat.npend)
 			continue;	/* answered already: it came too late */
 		/* answers come in order: older ones still due are lost */
-		r = nat.pend[i];
-		nat.npend -= i + 1;
-		memmove(nat.pend, nat.pend + i + 1, nat.npend * sizeof(r));
+		while (i--) {
+			r = nat.pend[0];
+			memmove(nat.pend, nat.pend + 1, --nat.npend * sizeof(r));
+			reply_err(sw, &r, "the NAT process lost the request");
+		}
+		r = nat.pend[0];
+		memmove(nat.pend, nat.pend + 1, --nat.npend * sizeof(r));
 		answered(sw, &r, text + 1);
 	}
-	/* the child closed its end (it is going, and the tick reaps it), or
-	 * the pair failed: watched no more, not to be woken for nothing */
-	if (!n || (errno != EAGAIN && errno != EINTR))
-		epoll_ctl(sw->epfd, EPOLL_CTL_DEL, nat.ctl_fd, NULL);
+	if (k == NAT_INPUT_MAX || (n < 0 && (errno == EAGAIN || errno == EINTR)))
+		return;
+	/*
+	 * The child closed its end (it is going), sent an empty message
+	 * (which no answer is), or the pair failed: watched no more, not to
+	 * be woken for nothing, and the child is ended; the tick reaps it
+	 * and starts another
+	 */
+	epoll_ctl(sw->epfd, EPOLL_CTL_DEL, nat.ctl_fd, NULL);
+	if (nat.pid)
+		kill(nat.pid, SIGKILL);
 }
 
 /* Once a second: ask for the child's counters; they come as any answer */
@@ -564,8 +583,11 @@ void vs_nat_tick(struct vs_switch *sw)
 			       WEXITSTATUS(st), (unsigned long long)lived,
 			       nat.backoff_ms);
 	}
-	if (!nat.pid && sw->now_ms >= nat.restart_ms && nat_run(sw, false) == 0)
+	if (!nat.pid && sw->now_ms >= nat.restart_ms && nat_run(sw, false) == 0) {
 		vs_log(sw, 0, "nat: started again, pid %d", (int)nat.pid);
+		/* it may have left out a forward it cannot listen on */
+		ask(sw, NAT_REQ_LIST, -1, 0, "list");
+	}
 }
 
 void vs_nat_stop(struct vs_switch *sw)
@@ -629,7 +651,8 @@ char *vs_nat_guests(struct vs_switch *sw, struct vs_ctl_conn *c, bool json)
 char *vs_nat_forward(struct vs_switch *sw, struct vs_ctl_conn *c,
 		     const char *args)
 {
-	char req[NAT_SPEC_LEN + 8], out[NAT_ANSWER_MAX];
+	/* every forward quoted, with a comma: what a list may take */
+	char req[NAT_SPEC_LEN + 8], out[NAT_FWD_MAX * (NAT_SPEC_LEN + 4) + 32];
 	char verb[8] = "", spec[NAT_SPEC_LEN] = "", extra[2] = "";
 	size_t used = 0;
 	unsigned int i;
@@ -643,10 +666,12 @@ char *vs_nat_forward(struct vs_switch *sw, struct vs_ctl_conn *c,
 		bool json = n == 2;
 
 		used = snprintf(out, sizeof(out), json ? "{\"forwards\":[" : "");
-		for (i = 0; i < nat.nfwd; i++)
+		for (i = 0; i < nat.nfwd && used < sizeof(out); i++)
 			used += snprintf(out + used, sizeof(out) - used,
 					 json ? "%s\"%s\"" : "%.0s%s\n",
 					 i ? "," : "", nat.fwd[i]);
+		if (used >= sizeof(out))
+			return strdup("error: forward: the list does not fit\n");
 		snprintf(out + used, sizeof(out) - used, json ? "]}\n" : "");
 		return strdup(out);
 	}

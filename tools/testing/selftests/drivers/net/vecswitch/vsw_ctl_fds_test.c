@@ -89,30 +89,6 @@ TEST_F(vsw, port_names_escaped)
 
 /* ---- descriptors ---------------------------------------------------------- */
 
-/* utime + stime of a process, in clock ticks */
-static long long cpu_ticks(pid_t pid)
-{
-	unsigned long long ut, st;
-	char path[64], buf[1024], *p;
-	FILE *f;
-	int i;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	p = fgets(buf, sizeof(buf), f);
-	fclose(f);
-	if (!p || !(p = strrchr(buf, ')')))
-		return -1;
-	/* fields 14 and 15, counted after the command name's ")" */
-	for (i = 0; i < 12 && p; i++)
-		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p, " %llu %llu", &ut, &st) != 2)
-		return -1;
-	return ut + st;
-}
-
 /*
  * An open-file limit too small for --max-ports: the switch says so and
  * does not start, rather than run out of descriptors later.
@@ -150,9 +126,9 @@ TEST_F(vsw, many_clients_no_spin)
 		fd[i] = vsw_connect(self->s.stream, SOCK_STREAM);
 	VSW_WAIT_WHILE(vsw_stat(&self->s, NULL, "no_port") < 22);
 	EXPECT_EQ(22, vsw_stat(&self->s, NULL, "no_port"));
-	t0 = cpu_ticks(self->s.pid);
+	t0 = vsw_cpu_ticks(self->s.pid);
 	vsw_pause_ms(1000);
-	t1 = cpu_ticks(self->s.pid);
+	t1 = vsw_cpu_ticks(self->s.pid);
 	/* a spinning loop would take the whole second, 100 ticks */
 	EXPECT_GT(20, t1 - t0);
 	for (i = 0; i < 30; i++) {

@@ -285,7 +285,8 @@ static uint64_t move_flood(FIXTURE_DATA(vsw) *self, const uint8_t *src, int n)
  * counts what does not fit, and says the count once the reader catches
  * up; every event is either written or counted.  Forwarding does not wait
  * for it: the same flood of frames (an event each) takes about as long
- * as with no events client at all.
+ * as with no events client at all.  And once the reader has caught up,
+ * an idle switch is idle again (it once kept waking for room to write).
  */
 TEST_F(vsw, events_stuck_reader)
 {
@@ -322,6 +323,16 @@ TEST_F(vsw, events_stuck_reader)
 	ASSERT_EQ(0, ev_next(r, line, sizeof(line), VSW_WAIT_MS));
 	EXPECT_EQ(0, strncmp(line, "attach ", 7)) TH_LOG("%s", line);
 	TH_LOG("%d events written, %llu lost", moves, lost);
+	{
+		long long t0 = vsw_cpu_ticks(self->s.pid), t1;
+
+		vsw_pause_ms(500);
+		t1 = vsw_cpu_ticks(self->s.pid);
+		ASSERT_LE(0, t0);
+		TH_LOG("the switch idle for 0.5 s with the reader caught up: %lld ticks",
+		       t1 - t0);
+		EXPECT_GT(sysconf(_SC_CLK_TCK) / 4, t1 - t0);
+	}
 	lost_n = n - moves;
 	EXPECT_EQ(lost_n, lost);
 	/* what it kept for the reader: the buffer and the socket's, no more */

@@ -291,6 +291,30 @@ static inline void vsw_rmdir(struct vsw *s)
 	s->dir[0] = '\0';
 }
 
+/* utime + stime of a process, in clock ticks; -1 if unknown */
+static inline long long vsw_cpu_ticks(pid_t pid)
+{
+	unsigned long long ut, st;
+	char path[64], buf[1024], *p;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	if (!p || !(p = strrchr(buf, ')')))
+		return -1;
+	/* fields 14 and 15, counted after the command name's ")" */
+	for (i = 0; i < 12 && p; i++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p, " %llu %llu", &ut, &st) != 2)
+		return -1;
+	return ut + st;
+}
+
 /* ---- control socket ---------------------------------------------------------- */
 
 /* Raw request, answer into buf (NUL-terminated). Returns its length or -1. */
