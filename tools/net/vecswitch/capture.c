@@ -64,12 +64,7 @@ static bool put(struct vs_ctl_conn *c, const struct vs_cap_rec *r,
 {
 	size_t n = sizeof(*r) + r->len;
 
-	if (c->outlen + n > room && c->outoff) {
-		memmove(c->out, c->out + c->outoff, c->outlen - c->outoff);
-		c->outlen -= c->outoff;
-		c->outoff = 0;
-	}
-	if (c->outlen + n > room)
+	if (!vs_ctl_room(c, n, room))
 		return false;
 	memcpy(c->out + c->outlen, r, sizeof(*r));
 	memcpy(c->out + c->outlen + sizeof(*r), data, r->len);

@@ -31,6 +31,21 @@ struct vs_ctl_conn {
 };
 
 /*
+ * Room for @n more bytes in the output of a streaming connection @c
+ * (a capture or events), whose buffer holds @room: what the client read
+ * is dropped from the front first.  False if the client is too far behind.
+ */
+static inline bool vs_ctl_room(struct vs_ctl_conn *c, size_t n, size_t room)
+{
+	if (c->outlen + n > room && c->outoff) {
+		memmove(c->out, c->out + c->outoff, c->outlen - c->outoff);
+		c->outlen -= c->outoff;
+		c->outoff = 0;
+	}
+	return c->outlen + n <= room;
+}
+
+/*
  * ctl capture: the switch answers "capture\n", then a stream of records,
  * each this header and len bytes: a frame (its first bytes, up to the
  * snap length), a note for the user (text), and last the end (two

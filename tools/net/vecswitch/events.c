@@ -114,14 +114,7 @@ static void render(struct ev_line *l, bool json, const struct timespec *ts,
 /* Append @n bytes to @c's output, if its reader is not VS_EV_BUF behind */
 static bool put(struct vs_ctl_conn *c, const char *text, size_t n)
 {
-	if (!n)
-		return false;
-	if (c->outlen + n > VS_EV_BUF && c->outoff) {
-		memmove(c->out, c->out + c->outoff, c->outlen - c->outoff);
-		c->outlen -= c->outoff;
-		c->outoff = 0;
-	}
-	if (c->outlen + n > VS_EV_BUF)
+	if (!n || !vs_ctl_room(c, n, VS_EV_BUF))
 		return false;
 	memcpy(c->out + c->outlen, text, n);
 	c->outlen += n;
