@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vecnat.c - the NAT port itself.  One datagram socket carries plain
- * Ethernet frames to and from the switch, one frame a datagram, as any
- * dgram guest's does; libslirp answers them as the guests' gateway and
- * makes their connections with this process's own sockets.  One poll()
- * waits for the switch's socket, libslirp's sockets, its timers and the
- * control socket (forwards at run time).  Frames cross the switch's
- * socket in batches both ways: a recvmmsg() takes up to RX_BATCH, and
- * what libslirp sends in a turn of the loop (an ACK for every segment a
- * guest sends, as it is) waits in a queue that one sendmmsg() empties
- * before the loop sleeps.
+ * vecnat.c - the NAT port itself.  One datagram socket carries Ethernet
+ * frames to and from the switch, one frame a datagram, as any dgram
+ * guest's does; libslirp answers them as the guests' gateway and makes
+ * their connections with this process's own sockets.  One poll() waits
+ * for the switch's socket, libslirp's sockets, its timers and the
+ * control socket (forwards at run time).
+ *
+ * At start it asks the switch for virtio-net headers as a UML guest does
+ * (HELLO, then a MODE each way): with them a guest's TCP stream comes and
+ * goes as super-frames of up to 64 KiB (offload.c).  A switch that does
+ * not answer (vecswitch --hub) leaves the frames plain.
+ *
+ * Frames cross the switch's socket in batches both ways: a recvmmsg()
+ * takes up to RX_BATCH, and what libslirp sends in a turn of the loop
+ * waits in a queue, its TCP segments joined where they can be, that one
+ * sendmmsg() empties before the loop sleeps.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,13 +30,15 @@
 #include <sys/un.h>
 
 #include <libslirp.h>
+#include <linux/vecnet.h>
+#include <linux/virtio_net.h>
 
 #include "vecnat.h"
 
-#define FRAME_MAX	65536
 #define RX_BATCH	64		/* frames taken off the socket a turn */
 #define TX_BATCH	64		/* frames held for one sendmmsg() */
-#define TX_SLOT		2048		/* a held frame's room; larger go alone */
+#define SLOT		(NAT_VNET_HLEN + NAT_FRAME_MAX)
+#define HELLO_TRIES	3		/* a second apart, then stay plain */
 #define POLL_MAX	4096		/* descriptors libslirp may want watched */
 #define TIMER_MAX	16
 #define ANNOUNCE_MS	30000		/* keep the switch's table fresh */
@@ -53,8 +61,16 @@ struct nat {
 	struct nat_timer timer[TIMER_MAX];
 	struct mmsghdr txm[TX_BATCH];	/* held frames, in order */
 	struct iovec txv[TX_BATCH];
+	size_t txlen[TX_BATCH];		/* each one's frame, header not counted */
+	unsigned int txseg[TX_BATCH];	/* libslirp's frames in each */
 	unsigned int ntx;
+	struct nat_gro gro;		/* the last held frame, while it grows */
+	bool growing;
+	bool rx_vnet, tx_vnet;		/* headers agreed, each way */
+	unsigned int hellos;		/* HELLOs sent */
+	int64_t hello_ms;		/* when the last one went */
 	uint64_t rx_frames, rx_refused, tx_frames, tx_dropped, guest_errors;
+	uint64_t rx_gso, tx_gro;
 	bool gone;			/* the switch is not there any more */
 };
 
@@ -70,6 +86,32 @@ static int64_t now_ns(void)
 
 /* ---- libslirp's callbacks ------------------------------------------------- */
 
+static uint8_t tx_slot[TX_BATCH][SLOT];
+
+/* the last held frame takes no more segments: its header is written */
+static void tx_close(struct nat *n)
+{
+	unsigned int last = n->ntx - 1;
+
+	if (!n->growing)
+		return;
+	n->growing = false;
+	if (n->gro.nseg > 1)
+		n->tx_gro++;
+	nat_gro_end(&n->gro, tx_slot[last], tx_slot[last] + NAT_VNET_HLEN);
+	n->txlen[last] = n->gro.len;
+}
+
+/* libslirp's frames in held frames @from to @to */
+static uint64_t tx_segs(const struct nat *n, unsigned int from, unsigned int to)
+{
+	uint64_t c = 0;
+
+	while (from < to)
+		c += n->txseg[from++];
+	return c;
+}
+
 /*
  * Send the held frames to the switch, in order.  A full socket gets two
  * waits of SEND_WAIT_MS for room; what still does not fit is dropped
@@ -77,16 +119,23 @@ static int64_t now_ns(void)
  */
 static void tx_flush(struct nat *n)
 {
-	unsigned int done = 0;
+	unsigned int done = 0, i, skip = n->tx_vnet ? 0 : NAT_VNET_HLEN;
 	int tries = 0, r;
 
+	tx_close(n);
+	for (i = 0; i < n->ntx; i++) {
+		n->txv[i] = (struct iovec){ tx_slot[i] + skip,
+					    n->txlen[i] + NAT_VNET_HLEN - skip };
+		n->txm[i] = (struct mmsghdr){
+			.msg_hdr = { .msg_iov = &n->txv[i], .msg_iovlen = 1 } };
+	}
 	while (done < n->ntx) {
 		struct pollfd p = { .fd = n->fd, .events = POLLOUT };
 
 		r = sendmmsg(n->fd, n->txm + done, n->ntx - done, MSG_DONTWAIT);
 		if (r > 0) {
+			n->tx_frames += tx_segs(n, done, done + r);
 			done += r;
-			n->tx_frames += r;
 			continue;
 		}
 		if (errno == ECONNREFUSED || errno == ENOTCONN) {
@@ -95,8 +144,7 @@ static void tx_flush(struct nat *n)
 		}
 		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS) {
 			/* that one frame cannot go (too large?): the rest can */
-			done++;
-			n->tx_dropped++;
+			n->tx_dropped += n->txseg[done++];
 			continue;
 		}
 		if (++tries > 2)
@@ -104,32 +152,41 @@ static void tx_flush(struct nat *n)
 		/* connected to the switch: POLLOUT comes once it has room */
 		poll(&p, 1, SEND_WAIT_MS);
 	}
-	n->tx_dropped += n->ntx - done;
+	n->tx_dropped += tx_segs(n, done, n->ntx);
 	n->ntx = 0;
 }
 
-/* A frame from libslirp: held for the next tx_flush */
+/*
+ * A frame from libslirp: joined to the last held one where it continues
+ * it (headers agreed), else held for the next tx_flush
+ */
 static ssize_t cb_send(const void *buf, size_t len, void *opaque)
 {
-	static uint8_t slot[TX_BATCH][TX_SLOT];
 	struct nat *n = opaque;
-	struct iovec *v;
+	uint8_t *f;
 
-	if (n->ntx == TX_BATCH || len > TX_SLOT)
-		tx_flush(n);
-	v = &n->txv[n->ntx];
-	if (len > TX_SLOT) {
-		/* a frame too large for a slot goes alone, straight from libslirp */
-		v->iov_base = (void *)buf;
-	} else {
-		memcpy(slot[n->ntx], buf, len);
-		v->iov_base = slot[n->ntx];
+	if (len > NAT_FRAME_MAX) {
+		n->tx_dropped++;
+		return len;
 	}
-	v->iov_len = len;
-	n->txm[n->ntx] = (struct mmsghdr){ .msg_hdr = { .msg_iov = v, .msg_iovlen = 1 } };
-	n->ntx++;
-	if (len > TX_SLOT)
+	if (n->growing &&
+	    nat_gro_add(&n->gro, tx_slot[n->ntx - 1] + NAT_VNET_HLEN, buf, len)) {
+		n->txseg[n->ntx - 1]++;
+		return len;
+	}
+	if (n->ntx == TX_BATCH)
 		tx_flush(n);
+	tx_close(n);
+	f = tx_slot[n->ntx] + NAT_VNET_HLEN;
+	memcpy(f, buf, len);
+	memset(tx_slot[n->ntx], 0, NAT_VNET_HLEN);
+	n->txlen[n->ntx] = len;
+	n->txseg[n->ntx] = 1;
+	n->ntx++;
+	if (n->tx_vnet) {
+		nat_gro_start(&n->gro, f, len);
+		n->growing = n->gro.more;
+	}
 	return len;
 }
 
@@ -272,17 +329,83 @@ static void timers_run(struct nat *n)
 	}
 }
 
+/* A frame for libslirp, past the guard */
+static void frame_in(void *arg, uint8_t *f, size_t len)
+{
+	struct nat *n = arg;
+	const char *why = nat_frame_check(f, len, now_ns() / 1000000);
+
+	if (why) {
+		n->rx_refused++;
+		if (n->cfg.verbose)
+			fprintf(stderr, "vecnat: a frame refused: %s\n", why);
+		return;
+	}
+	n->rx_frames++;
+	slirp_input(n->slirp, f, len);
+}
+
+/* A HELLO or MODE for the switch, straight out: nothing may pass it */
+static void msg_send(struct nat *n, enum vecnet_msg_type type)
+{
+	struct vecnet_msg m = {
+		.version = VECNET_MSG_VERSION,
+		.type = type,
+		.mode = {
+			.flags = htons(VECNET_MSG_F_VNET),
+			.max_frame = htonl(NAT_FRAME_MAX),
+		},
+	};
+
+	memcpy(m.magic, VECNET_MSG_MAGIC, VECNET_MSG_MAGIC_LEN);
+	if (send(n->fd, &m, sizeof(m), MSG_DONTWAIT) < 0 &&
+	    (errno == ECONNREFUSED || errno == ENOTCONN))
+		n->gone = true;
+}
+
+/* Ask for headers, up to HELLO_TRIES times a second apart */
+static void hello(struct nat *n)
+{
+	int64_t now = now_ns() / 1000000;
+
+	if (n->rx_vnet || n->hellos == HELLO_TRIES ||
+	    (n->hellos && now - n->hello_ms < 1000))
+		return;
+	n->hellos++;
+	n->hello_ms = now;
+	msg_send(n, VECNET_MSG_HELLO);
+}
+
+/*
+ * A message from the switch: its MODE says how its datagrams after it
+ * come; the first that says headers is answered with ours, behind the
+ * frames held in the old form.  Other messages are not for us.
+ */
+static void msg_in(struct nat *n, const uint8_t *buf)
+{
+	const struct vecnet_msg *m = (const void *)buf;
+
+	if (m->version != VECNET_MSG_VERSION || m->type != VECNET_MSG_MODE)
+		return;
+	n->rx_vnet = ntohs(m->mode.flags) & VECNET_MSG_F_VNET;
+	if (!n->rx_vnet || n->tx_vnet)
+		return;
+	tx_flush(n);
+	msg_send(n, VECNET_MSG_MODE);
+	n->tx_vnet = true;
+}
+
 /* Frames from the switch, a batch of them, into libslirp */
 static void frames_in(struct nat *n)
 {
-	static uint8_t bufs[RX_BATCH][FRAME_MAX];
+	static uint8_t bufs[RX_BATCH][SLOT];
 	static struct iovec iov[RX_BATCH];
 	static struct mmsghdr m[RX_BATCH];
 	const char *why;
 	int i, got;
 
 	for (i = 0; i < RX_BATCH; i++) {
-		iov[i] = (struct iovec){ bufs[i], FRAME_MAX };
+		iov[i] = (struct iovec){ bufs[i], SLOT };
 		m[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
 	}
 	got = recvmmsg(n->fd, m, RX_BATCH, MSG_DONTWAIT, NULL);
@@ -290,20 +413,32 @@ static void frames_in(struct nat *n)
 		n->gone = true;
 	for (i = 0; i < got; i++) {
 		uint8_t *buf = bufs[i];
-		ssize_t len = m[i].msg_len;
+		size_t len = m[i].msg_len;
 
-		/* runts, the switch's 12-byte messages and cut frames: not ours */
-		if (len < 14 || (m[i].msg_hdr.msg_flags & MSG_TRUNC))
+		if (m[i].msg_hdr.msg_flags & MSG_TRUNC)
 			continue;
-		why = nat_frame_check(buf, len, now_ns() / 1000000);
+		if (len == VECNET_MSG_LEN &&
+		    !memcmp(buf, VECNET_MSG_MAGIC, VECNET_MSG_MAGIC_LEN)) {
+			msg_in(n, buf);
+			continue;
+		}
+		if (!n->rx_vnet) {
+			if (len >= 14)
+				frame_in(n, buf, len);
+			continue;
+		}
+		/* no frame behind the header: not ours */
+		if (len < NAT_VNET_HLEN + 14)
+			continue;
+		if (buf[1] != VIRTIO_NET_HDR_GSO_NONE)
+			n->rx_gso++;
+		why = nat_vnet_in(buf, buf + NAT_VNET_HLEN, len - NAT_VNET_HLEN,
+				  true, frame_in, n);
 		if (why) {
 			n->rx_refused++;
 			if (n->cfg.verbose)
 				fprintf(stderr, "vecnat: a frame refused: %s\n", why);
-			continue;
 		}
-		n->rx_frames++;
-		slirp_input(n->slirp, buf, len);
 	}
 }
 
@@ -384,12 +519,14 @@ static void ctl_request(struct nat *n, char *req, char *out, size_t outlen)
 	int k;
 
 	if (!strcmp(req, "stats")) {
-		snprintf(out, outlen, "stats %llu %llu %llu %llu %llu",
+		snprintf(out, outlen, "stats %llu %llu %llu %llu %llu %llu %llu",
 			 (unsigned long long)n->rx_frames,
 			 (unsigned long long)n->rx_refused,
 			 (unsigned long long)n->tx_frames,
 			 (unsigned long long)n->tx_dropped,
-			 (unsigned long long)n->guest_errors);
+			 (unsigned long long)n->guest_errors,
+			 (unsigned long long)n->rx_gso,
+			 (unsigned long long)n->tx_gro);
 		return;
 	}
 	if (!strcmp(req, "neighbors")) {
@@ -561,6 +698,7 @@ static void run(struct nat *n)
 		unsigned int base;
 		int r;
 
+		hello(n);
 		if (now_ns() / 1000000 >= next_announce) {
 			announce(n, n->cfg.gw);
 			announce(n, n->cfg.dns);

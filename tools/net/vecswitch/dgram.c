@@ -717,7 +717,11 @@ static bool dgram_send_now(struct vs_switch *sw, struct vs_port *p,
 	return true;
 }
 
-/* Datagram ports that sent nothing for --port-age seconds go */
+/*
+ * Datagram ports that sent nothing for --port-age seconds go; not the NAT
+ * port, the switch's own child, which lives as long as its process (and
+ * whose headers a new port would not know)
+ */
 void vs_dgram_port_age(struct vs_switch *sw)
 {
 	uint64_t limit = (uint64_t)sw->cfg.port_age * 1000;
@@ -728,7 +732,7 @@ void vs_dgram_port_age(struct vs_switch *sw)
 	for (i = 0; i < sw->nports; i++) {
 		struct vs_port *p = sw->ports[i];
 
-		if (p && !p->dead && p->ops == &vs_dgram_ops &&
+		if (p && !p->dead && p->ops == &vs_dgram_ops && !p->uplink &&
 		    sw->now_ms - p->seen_ms > limit && !vs_chan_holds(p, NULL)) {
 			sw->st.ports_aged++;
 			vs_port_remove(sw, p, "idle for --port-age");

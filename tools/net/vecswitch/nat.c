@@ -39,7 +39,7 @@
 #define NAT_CTL_MS		500	/* the child's answer to a ctl request */
 #define NAT_FWD_MAX		64
 #define NAT_SPEC_LEN		80
-#define NAT_NSTATS		5
+#define NAT_NSTATS		7
 #define NAT_PEND		8	/* requests the child has not answered */
 #define NAT_INPUT_MAX		64	/* its messages read in one loop turn */
 #define NAT_ANSWER_MAX		(NAT_FWD_MAX * NAT_SPEC_LEN + 64)
@@ -85,7 +85,8 @@ static uint64_t *nat_stat(struct vs_sw_stats *st, unsigned int i)
 {
 	uint64_t *f[NAT_NSTATS] = {
 		&st->nat_rx_frames, &st->nat_rx_refused, &st->nat_tx_frames,
-		&st->nat_tx_dropped, &st->nat_guest_errors,
+		&st->nat_tx_dropped, &st->nat_guest_errors, &st->nat_rx_gso,
+		&st->nat_tx_gro,
 	};
 
 	return f[i];
@@ -97,8 +98,8 @@ static bool take_stats(struct vs_switch *sw, const char *msg)
 	unsigned long long v[NAT_NSTATS];
 	unsigned int i;
 
-	if (sscanf(msg, "stats %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
-		   &v[3], &v[4]) != NAT_NSTATS)
+	if (sscanf(msg, "stats %llu %llu %llu %llu %llu %llu %llu", &v[0],
+		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) != NAT_NSTATS)
 		return false;
 	for (i = 0; i < NAT_NSTATS; i++) {
 		nat.cur[i] = v[i];

@@ -103,6 +103,8 @@ const struct vs_stat_desc vs_sw_stat_desc[] = {
 	SW_STAT(nat_tx_frames),
 	SW_STAT(nat_tx_dropped),
 	SW_STAT(nat_guest_errors),
+	SW_STAT(nat_rx_gso),
+	SW_STAT(nat_tx_gro),
 };
 
 const unsigned int vs_sw_stat_count = ARRAY_SIZE(vs_sw_stat_desc);

@@ -127,6 +127,8 @@ struct vs_sw_stats {
 	uint64_t nat_tx_frames;		/* frames libslirp sent */
 	uint64_t nat_tx_dropped;	/* and dropped: the switch's socket full */
 	uint64_t nat_guest_errors;	/* what libslirp called guest errors */
+	uint64_t nat_rx_gso;		/* super-frames it cut or took whole */
+	uint64_t nat_tx_gro;		/* super-frames it joined for the switch */
 };
 
 extern const struct vs_stat_desc vs_sw_stat_desc[];

@@ -275,6 +275,12 @@ sw_stat_is() {
 	[ "$(sw_stat "$1")" = "$2" ]
 }
 
+# sw_stat_ge COUNTER MIN: true when the switch's counter is at least MIN
+# shellcheck disable=SC2317  # called through wait_for
+sw_stat_ge() {
+	[ "$(sw_stat "$1")" -ge "$2" ]
+}
+
 # port_stat GUEST COUNTER: that counter of the port named after the guest's
 # socket, or "gone" when the switch has no such port
 port_stat() {
