@@ -169,7 +169,7 @@ void vs_ctl_accept(struct vs_switch *sw)
 	unsigned int i;
 	int fd;
 
-	fd = vs_accept_fd(sw, sw->ctl_fd);
+	fd = vs_accept_fd(sw, sw->listen_fd[VS_LISTEN_CTL]);
 	if (fd < 0)
 		return;
 	if (!ctl_allowed(sw, fd)) {

@@ -686,9 +686,9 @@ static void flush_sock(struct vs_switch *sw, enum vs_dgram_sock sock)
 
 static void dgram_flush_all(struct vs_switch *sw)
 {
-	if (sw->dgram_fd >= 0)
+	if (sw->listen_fd[VS_LISTEN_DGRAM] >= 0)
 		flush_sock(sw, VS_SOCK_DGRAM);
-	if (sw->vnet_fd >= 0)
+	if (sw->listen_fd[VS_LISTEN_VNET] >= 0)
 		flush_sock(sw, VS_SOCK_VNET);
 }
 

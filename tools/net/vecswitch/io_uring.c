@@ -156,7 +156,7 @@ static int uring_init(struct vs_switch *sw)
 	}
 	sw->io_priv = u;
 
-	if (sw->dgram_fd >= 0) {
+	if (sw->listen_fd[VS_LISTEN_DGRAM] >= 0) {
 		/* rounded up so that the control messages after it are aligned */
 		u->rx_mh.msg_namelen = (sizeof(struct sockaddr_un) + 7) & ~7u;
 		/*
@@ -166,7 +166,7 @@ static int uring_init(struct vs_switch *sw)
 		u->rx_mh.msg_controllen = sizeof(sw->rxctl[0]);
 		if (setup_bufs(u, vs_rx_slot(sw)) < 0)
 			goto err;
-		arm_recv(u, sw->dgram_fd);
+		arm_recv(u, sw->listen_fd[VS_LISTEN_DGRAM]);
 	}
 	arm_poll(u, sw->epfd);
 	if (io_uring_submit(&u->ring) < 0)
@@ -269,8 +269,8 @@ static int uring_wait(struct vs_switch *sw, int timeout_ms, struct vs_ready *r)
 	unsigned int head, seen = 0, ncqe = 0;
 	int err;
 
-	if (!u->recv_armed && sw->dgram_fd >= 0)
-		arm_recv(u, sw->dgram_fd);
+	if (!u->recv_armed && sw->listen_fd[VS_LISTEN_DGRAM] >= 0)
+		arm_recv(u, sw->listen_fd[VS_LISTEN_DGRAM]);
 	if (!u->poll_armed)
 		arm_poll(u, sw->epfd);
 

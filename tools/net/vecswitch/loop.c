@@ -88,13 +88,13 @@ static void dispatch(struct vs_switch *sw, uint64_t tag, uint32_t events)
 		dgram_readable(sw, VS_SOCK_VNET);
 		break;
 	case VS_EV_STREAM_LISTEN:
-		vs_accept(sw, sw->stream_fd, &vs_stream_ops);
+		vs_accept(sw, sw->listen_fd[VS_LISTEN_STREAM], &vs_stream_ops);
 		break;
 	case VS_EV_SEQPACKET_LISTEN:
-		vs_accept(sw, sw->seqpacket_fd, &vs_seqpacket_ops);
+		vs_accept(sw, sw->listen_fd[VS_LISTEN_SEQPACKET], &vs_seqpacket_ops);
 		break;
 	case VS_EV_VHOST_LISTEN:
-		vs_accept(sw, sw->vhost_fd, &vs_vhost_ops);
+		vs_accept(sw, sw->listen_fd[VS_LISTEN_VHOST], &vs_vhost_ops);
 		break;
 	case VS_EV_CTL_LISTEN:
 		vs_ctl_accept(sw);

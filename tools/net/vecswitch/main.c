@@ -21,20 +21,47 @@
 
 /* ---- start-up and shutdown ------------------------------------------------- */
 
+/*
+ * How each of the switch's sockets is made: its path's place in the
+ * config, its type, and its event in the epoll set (-1: the dgram
+ * socket, which the I/O backend watches)
+ */
+static const struct vs_listener {
+	size_t path;
+	int type;
+	int event;
+} listeners[VS_LISTEN_NR] = {
+	[VS_LISTEN_DGRAM] = {
+		offsetof(struct vs_config, dgram_path), SOCK_DGRAM, -1 },
+	[VS_LISTEN_VNET] = {
+		offsetof(struct vs_config, vnet_path), SOCK_DGRAM, VS_EV_VNET },
+	[VS_LISTEN_STREAM] = {
+		offsetof(struct vs_config, stream_path), SOCK_STREAM,
+		VS_EV_STREAM_LISTEN },
+	[VS_LISTEN_SEQPACKET] = {
+		offsetof(struct vs_config, seqpacket_path), SOCK_SEQPACKET,
+		VS_EV_SEQPACKET_LISTEN },
+	[VS_LISTEN_VHOST] = {
+		offsetof(struct vs_config, vhost_path), SOCK_STREAM,
+		VS_EV_VHOST_LISTEN },
+	[VS_LISTEN_CTL] = {
+		offsetof(struct vs_config, ctl_path), SOCK_STREAM,
+		VS_EV_CTL_LISTEN },
+};
+
+/* The path socket @l is to listen on, NULL if not asked for */
+static const char *listen_path(const struct vs_config *cfg, unsigned int l)
+{
+	return *(const char *const *)((const char *)cfg + listeners[l].path);
+}
+
 static void unlink_own(const struct vs_switch *sw)
 {
-	if (sw->dgram_fd >= 0)
-		unlink(sw->cfg.dgram_path);
-	if (sw->vnet_fd >= 0)
-		unlink(sw->cfg.vnet_path);
-	if (sw->stream_fd >= 0)
-		unlink(sw->cfg.stream_path);
-	if (sw->seqpacket_fd >= 0)
-		unlink(sw->cfg.seqpacket_path);
-	if (sw->vhost_fd >= 0)
-		unlink(sw->cfg.vhost_path);
-	if (sw->ctl_fd >= 0)
-		unlink(sw->cfg.ctl_path);
+	unsigned int l;
+
+	for (l = 0; l < VS_LISTEN_NR; l++)
+		if (sw->listen_fd[l] >= 0)
+			unlink(listen_path(&sw->cfg, l));
 }
 
 static int setup_signals(struct vs_switch *sw)
@@ -55,24 +82,30 @@ static int setup_signals(struct vs_switch *sw)
 }
 
 /*
- * Bind one of our sockets; the dgram one is watched by the I/O backend,
- * the rest (the --vnet one too) by the epoll set.
+ * Bind socket @l; the dgram one is watched by the I/O backend, the rest
+ * (the --vnet one too) by the epoll set.
  */
-static int listen_on(struct vs_switch *sw, const char *path, int type,
-		     int *fdp, int kind)
+static int listen_on(struct vs_switch *sw, unsigned int l)
 {
-	bool ctl = fdp == &sw->ctl_fd;
+	const char *path = listen_path(&sw->cfg, l);
+	bool ctl = l == VS_LISTEN_CTL;
+	int fd;
 
-	*fdp = vs_listen_unix(sw, path, type,
-			      ctl ? sw->cfg.ctl_mode : sw->cfg.sock_mode,
-			      ctl ? sw->cfg.ctl_gid : sw->cfg.sock_gid);
-	if (*fdp < 0)
+	fd = vs_listen_unix(sw, path, listeners[l].type,
+			    ctl ? sw->cfg.ctl_mode : sw->cfg.sock_mode,
+			    ctl ? sw->cfg.ctl_gid : sw->cfg.sock_gid);
+	sw->listen_fd[l] = fd;
+	if (fd < 0)
 		return -1;
 	if (vs_peer_own(sw, path) < 0) {
 		vs_log(NULL, 0, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	return kind < 0 ? 0 : vs_epoll_add(sw, *fdp, vs_ev(kind, 0), EPOLLIN);
+	if (listeners[l].event >= 0 &&
+	    vs_epoll_add(sw, fd, vs_ev(listeners[l].event, 0), EPOLLIN) < 0)
+		return -1;
+	/* vhost-user frontends hand over memory and eventfds */
+	return l == VS_LISTEN_VHOST ? vs_allow_rights(sw, fd) : 0;
 }
 
 /* What the kernel made of the dgram sockets' send buffer request */
@@ -92,66 +125,26 @@ static void note_sndbuf(struct vs_switch *sw)
 }
 
 /*
- * Every socket path free before the first is made: a switch that cannot
- * start (another one runs at one of its paths) leaves none behind
+ * Every socket path free before the first is made, then each made: a
+ * switch that cannot start (another one runs at one of its paths) leaves
+ * none behind
  */
-static int check_listeners(struct vs_switch *sw)
-{
-	const struct vs_config *cfg = &sw->cfg;
-	const struct {
-		const char *path;
-		int type;
-	} p[] = {
-		{ cfg->dgram_path, SOCK_DGRAM },
-		{ cfg->vnet_path, SOCK_DGRAM },
-		{ cfg->stream_path, SOCK_STREAM },
-		{ cfg->seqpacket_path, SOCK_SEQPACKET },
-		{ cfg->vhost_path, SOCK_STREAM },
-		{ cfg->ctl_path, SOCK_STREAM },
-	};
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(p); i++)
-		if (p[i].path && vs_listen_check(sw, p[i].path, p[i].type) < 0)
-			return -1;
-	return 0;
-}
-
 static int setup_listeners(struct vs_switch *sw)
 {
 	const struct vs_config *cfg = &sw->cfg;
+	unsigned int l;
 
-	if (check_listeners(sw) < 0)
-		return -1;
-	if (cfg->dgram_path &&
-	    listen_on(sw, cfg->dgram_path, SOCK_DGRAM, &sw->dgram_fd, -1) < 0)
-		return -1;
-	if (cfg->vnet_path &&
-	    listen_on(sw, cfg->vnet_path, SOCK_DGRAM, &sw->vnet_fd,
-		      VS_EV_VNET) < 0)
-		return -1;
-	if (cfg->stream_path &&
-	    listen_on(sw, cfg->stream_path, SOCK_STREAM, &sw->stream_fd,
-		      VS_EV_STREAM_LISTEN) < 0)
-		return -1;
-	if (cfg->seqpacket_path &&
-	    listen_on(sw, cfg->seqpacket_path, SOCK_SEQPACKET,
-		      &sw->seqpacket_fd, VS_EV_SEQPACKET_LISTEN) < 0)
-		return -1;
-	/* vhost-user frontends hand over memory and eventfds */
-	if (cfg->vhost_path &&
-	    (listen_on(sw, cfg->vhost_path, SOCK_STREAM, &sw->vhost_fd,
-		       VS_EV_VHOST_LISTEN) < 0 ||
-	     vs_allow_rights(sw, sw->vhost_fd) < 0))
-		return -1;
-	if (cfg->ctl_path &&
-	    listen_on(sw, cfg->ctl_path, SOCK_STREAM, &sw->ctl_fd,
-		      VS_EV_CTL_LISTEN) < 0)
-		return -1;
+	for (l = 0; l < VS_LISTEN_NR; l++)
+		if (listen_path(cfg, l) &&
+		    vs_listen_check(sw, listen_path(cfg, l), listeners[l].type) < 0)
+			return -1;
+	for (l = 0; l < VS_LISTEN_NR; l++)
+		if (listen_path(cfg, l) && listen_on(sw, l) < 0)
+			return -1;
 	if (cfg->tap_name && vs_tap_open(sw, cfg->tap_name) < 0)
 		return -1;
 	note_sndbuf(sw);
-	if (sw->dgram_fd >= 0 || sw->vnet_fd >= 0)
+	if (sw->listen_fd[VS_LISTEN_DGRAM] >= 0 || sw->listen_fd[VS_LISTEN_VNET] >= 0)
 		vs_diag_open(sw);
 	return 0;
 }
@@ -171,10 +164,8 @@ static int setup_io(struct vs_switch *sw)
 int main(int argc, char **argv)
 {
 	struct vs_switch sw = {
-		.epfd = -1, .sigfd = -1, .dgram_fd = -1, .vnet_fd = -1,
-		.stream_fd = -1,
-		.seqpacket_fd = -1, .vhost_fd = -1, .ctl_fd = -1, .diag.fd = -1,
-		.spare_fd = -1,
+		.epfd = -1, .sigfd = -1, .diag.fd = -1, .spare_fd = -1,
+		.listen_fd = { [0 ... VS_LISTEN_NR - 1] = -1 },
 	};
 	int ret = 1;
 	unsigned int i;
@@ -240,10 +231,11 @@ out_listen:
 	unlink_own(&sw);
 	vs_port_free_all(&sw);
 out_fds:
+	for (i = 0; i < VS_LISTEN_NR; i++)
+		if (sw.listen_fd[i] >= 0)
+			close(sw.listen_fd[i]);
 	{
-		int *fds[] = { &sw.dgram_fd, &sw.vnet_fd, &sw.stream_fd,
-			       &sw.seqpacket_fd, &sw.vhost_fd,
-			       &sw.ctl_fd, &sw.sigfd, &sw.epfd, &sw.spare_fd };
+		int *fds[] = { &sw.sigfd, &sw.epfd, &sw.spare_fd };
 
 		for (i = 0; i < ARRAY_SIZE(fds); i++)
 			if (*fds[i] >= 0)

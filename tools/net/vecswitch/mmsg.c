@@ -14,8 +14,8 @@
 
 static int mmsg_init(struct vs_switch *sw)
 {
-	if (sw->dgram_fd >= 0 &&
-	    vs_epoll_add(sw, sw->dgram_fd, vs_ev(VS_EV_DGRAM, 0), EPOLLIN) < 0)
+	if (sw->listen_fd[VS_LISTEN_DGRAM] >= 0 &&
+	    vs_epoll_add(sw, sw->listen_fd[VS_LISTEN_DGRAM], vs_ev(VS_EV_DGRAM, 0), EPOLLIN) < 0)
 		return -1;
 	return 0;
 }

@@ -178,7 +178,7 @@ struct vs_port {
 	unsigned int id;		/* never reused while the switch runs */
 	unsigned int slot;		/* index in sw->ports */
 	const struct vs_port_ops *ops;	/* what its type does for it */
-	int fd;				/* -1 for dgram peers: they share sw->dgram_fd */
+	int fd;				/* -1 for dgram peers: they share sw->listen_fd[VS_LISTEN_DGRAM] */
 	bool uplink;
 	bool dead;			/* removed; freed at the end of the loop turn */
 	bool want_out;			/* EPOLLOUT armed */

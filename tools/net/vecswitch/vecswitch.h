@@ -179,6 +179,17 @@ struct vs_io_ops {
 	int (*wait)(struct vs_switch *sw, int timeout_ms, struct vs_ready *r);
 };
 
+/* The switch's own sockets, one for each option that names a path */
+enum vs_listen {
+	VS_LISTEN_DGRAM,		/* --dgram: every dgram port's frames */
+	VS_LISTEN_VNET,			/* --vnet: --dgram's alias of before */
+	VS_LISTEN_STREAM,		/* --stream */
+	VS_LISTEN_SEQPACKET,		/* --seqpacket */
+	VS_LISTEN_VHOST,		/* --vhost-user */
+	VS_LISTEN_CTL,			/* --ctl */
+	VS_LISTEN_NR,
+};
+
 struct vs_switch {
 	struct vs_config cfg;
 	const struct vs_io_ops *io;
@@ -186,12 +197,7 @@ struct vs_switch {
 
 	int epfd;
 	int sigfd;
-	int dgram_fd;
-	int vnet_fd;
-	int stream_fd;
-	int seqpacket_fd;
-	int vhost_fd;
-	int ctl_fd;
+	int listen_fd[VS_LISTEN_NR];	/* by enum vs_listen; -1: not asked for */
 	unsigned int vh_busy;		/* vhost-user ports with frames left */
 
 	struct vs_port **ports;		/* cfg.max_ports slots */
@@ -360,7 +366,7 @@ void vs_rights_fini(struct vs_switch *sw);
 static inline int vs_dgram_sock_fd(const struct vs_switch *sw,
 				   enum vs_dgram_sock sock)
 {
-	return sock == VS_SOCK_VNET ? sw->vnet_fd : sw->dgram_fd;
+	return sock == VS_SOCK_VNET ? sw->listen_fd[VS_LISTEN_VNET] : sw->listen_fd[VS_LISTEN_DGRAM];
 }
 
 /* The switch's socket a dgram port's frames leave by */

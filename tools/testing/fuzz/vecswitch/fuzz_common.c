@@ -108,11 +108,8 @@ void fz_switch_init(struct vs_switch *sw, uint8_t flags)
 	sw->io = &fz_io;
 	sw->epfd = -1;
 	sw->sigfd = -1;
-	sw->dgram_fd = -1;
-	sw->vnet_fd = -1;
-	sw->stream_fd = -1;
-	sw->seqpacket_fd = -1;
-	sw->ctl_fd = -1;
+	for (i = 0; i < VS_LISTEN_NR; i++)
+		sw->listen_fd[i] = -1;
 	sw->spare_fd = -1;
 	/* no socket diagnostics: a full buffer holds back every candidate */
 	sw->diag.fd = -1;
