@@ -112,7 +112,7 @@ def ratios(recs):
             if q is not None:
                 out.append({"what": f"{n} idle: {who} CPU per Gbit, hub / switch", "ratio": q})
     for size in ("64B", "1514B"):
-        for other in ("hub", "vde_switch"):
+        for other in ("hub", "vde_switch", "vecswitch-base"):
             q = ratio(find(recs, "rate", size, "vecswitch"), find(recs, "rate", size, other))
             if q is not None:
                 out.append({"what": f"forwarding {size}, 2 idle ports: vecswitch / {other}", "ratio": q})

@@ -24,7 +24,8 @@
 # UDP: frames a second received and the loss), idle (one pair's
 # throughput with idle guests attached, switch against --hub, and as a
 # control the most idle guests on a second switch), rate (port
-# to port forwarding with 2 idle ports: vecswitch, --hub, vde_switch),
+# to port forwarding with 2 idle ports: vecswitch, --hub, vde_switch,
+# taking turns; RATE_BASE=DIR adds the vecswitch built in DIR),
 # kernels (tap both ways with 1 MiB reads, the bundled driver and ours, each
 # on 6.12 and on 7.3), vxlan (a pair on two "hosts" joined by VXLAN against the same pair on
 # one host), faults (a pair next to guests that are stopped, killed, or
