@@ -30,7 +30,8 @@ static void usage(FILE *f)
 "  --nat-dns ADDR       the DNS forwarder's address in the network\n"
 "  --nat-host-loopback  guests reach the host's 127.0.0.1 at the gateway\n"
 "  --nat-forward SPEC   tcp|udp:[HOSTADDR:]HOSTPORT:GUESTADDR:GUESTPORT,\n"
-"                       HOSTADDR 127.0.0.1 unless given (repeatable)\n"
+"                       HOSTADDR 127.0.0.1 unless given, [::1] for an IPv6\n"
+"                       GUESTADDR; IPv6 in brackets (repeatable)\n"
 "  --ready-fd N         write one byte to N once running\n"
 "  --ctl-fd N           a socket taking 'add|del SPEC', 'list', 'stats'\n"
 "  --again              a restart: a forward that cannot listen is left out\n"
@@ -168,32 +169,84 @@ static void derive(struct nat_config *cfg, const char *dns)
  * tcp|udp:[HOSTADDR:]HOSTPORT:GUESTADDR:GUESTPORT into @f; NULL, or what
  * is wrong with it
  */
+/*
+ * Split @buf at the colons that are not inside brackets, in place; the
+ * number of fields, or -1 for more than @max or a bracket not closed
+ * before a colon or the end
+ */
+static int split_spec(char *buf, char **field, int max)
+{
+	char *p = buf;
+	int n = 0;
+
+	for (;;) {
+		if (n == max)
+			return -1;
+		field[n++] = p;
+		if (*p == '[') {
+			p = strchr(p, ']');
+			if (!p || (p[1] && p[1] != ':'))
+				return -1;
+			p++;
+		} else {
+			p += strcspn(p, ":");
+		}
+		if (!*p)
+			return n;
+		*p++ = '\0';
+	}
+}
+
+/*
+ * An address of a spec: "[IPv6]" or IPv4.  1 for IPv6, 0 for IPv4, -1
+ * for neither
+ */
+static int spec_addr(char *s, struct in_addr *a, struct in6_addr *a6)
+{
+	size_t len = strlen(s);
+
+	if (s[0] != '[')
+		return inet_pton(AF_INET, s, a) == 1 ? 0 : -1;
+	if (len < 3 || s[len - 1] != ']')
+		return -1;
+	s[len - 1] = '\0';
+	return inet_pton(AF_INET6, s + 1, a6) == 1 ? 1 : -1;
+}
+
 const char *nat_fwd_parse(const struct nat_config *cfg, const char *spec,
 			  struct nat_fwd *f)
 {
-	char buf[NAT_SPEC_LEN], *field[6], *save = NULL, *tok, *end;
-	unsigned int n = 0, i;
+	char buf[NAT_SPEC_LEN], *field[6], *end;
 	unsigned long port[2];
+	int n, i, host = -1, guest;
 
 	if (strlen(spec) >= sizeof(buf))
 		return "too long";
 	strcpy(buf, spec);
-	/* strsep keeps empty fields: "tcp::80:..." is an error, not 3 fields */
-	save = buf;
-	while ((tok = strsep(&save, ":")) && n < ARRAY_LEN(field))
-		field[n++] = tok;
-	if (tok || (n != 4 && n != 5))
+	n = split_spec(buf, field, ARRAY_LEN(field));
+	if (n != 4 && n != 5)
 		return "not tcp|udp:[HOSTADDR:]HOSTPORT:GUESTADDR:GUESTPORT";
 	memset(f, 0, sizeof(*f));
 	if (!strcmp(field[0], "udp"))
 		f->udp = true;
 	else if (strcmp(field[0], "tcp"))
 		return "the protocol must be tcp or udp";
-	f->host.s_addr = htonl(INADDR_LOOPBACK);
-	if (n == 5 && inet_pton(AF_INET, field[1], &f->host) != 1)
-		return "the host address is not an IPv4 address";
-	if (inet_pton(AF_INET, field[n - 2], &f->guest) != 1)
-		return "the guest address is not an IPv4 address";
+	if (n == 5) {
+		host = spec_addr(field[1], &f->host, &f->host6);
+		if (host < 0)
+			return "the host address is not IPv4 or [IPv6]";
+	}
+	guest = spec_addr(field[n - 2], &f->guest, &f->guest6);
+	if (guest < 0)
+		return "the guest address is not IPv4 or [IPv6]";
+	if (host >= 0 && host != guest)
+		return "the host and guest addresses must both be IPv4 or both IPv6";
+	f->v6 = guest;
+	/* the host's own loopback by default: a forward is for its users */
+	if (host < 0 && f->v6)
+		f->host6 = in6addr_loopback;
+	else if (host < 0)
+		f->host.s_addr = htonl(INADDR_LOOPBACK);
 	for (i = 0; i < 2; i++) {
 		const char *s = field[i ? n - 1 : n - 3];
 
@@ -213,6 +266,21 @@ const char *nat_fwd_parse(const struct nat_config *cfg, const char *spec,
 const char *nat_fwd_check(const struct nat_config *cfg,
 			  const struct nat_fwd *f)
 {
+	static const uint8_t zero_iid[8];
+
+	if (f->v6) {
+		if (!cfg->v6)
+			return "the NAT network has no IPv6 (--nat-net6 off)";
+		/* the prefix is a /64: the first 8 bytes */
+		if (memcmp(&f->guest6, &cfg->net6, 8))
+			return "the guest address is outside the NAT network's IPv6 prefix";
+		/* the prefix itself (the routers' anycast), gateway, DNS */
+		if (!memcmp(f->guest6.s6_addr + 8, zero_iid, sizeof(zero_iid)) ||
+		    !memcmp(&f->guest6, &cfg->gw6, sizeof(f->guest6)) ||
+		    !memcmp(&f->guest6, &cfg->dns6, sizeof(f->guest6)))
+			return "the guest address is the network's own, not a guest's";
+		return NULL;
+	}
 	if (!in_net(cfg, f->guest))
 		return "the guest address is outside the NAT network";
 	if (net_edge(cfg, f->guest) || f->guest.s_addr == cfg->gw.s_addr ||
@@ -223,8 +291,15 @@ const char *nat_fwd_check(const struct nat_config *cfg,
 
 void nat_fwd_str(const struct nat_fwd *f, char *out, size_t len)
 {
-	char h[INET_ADDRSTRLEN], g[INET_ADDRSTRLEN];
+	char h[INET6_ADDRSTRLEN], g[INET6_ADDRSTRLEN];
 
+	if (f->v6) {
+		inet_ntop(AF_INET6, &f->host6, h, sizeof(h));
+		inet_ntop(AF_INET6, &f->guest6, g, sizeof(g));
+		snprintf(out, len, "%s:[%s]:%u:[%s]:%u", f->udp ? "udp" : "tcp",
+			 h, f->host_port, g, f->guest_port);
+		return;
+	}
 	inet_ntop(AF_INET, &f->host, h, sizeof(h));
 	inet_ntop(AF_INET, &f->guest, g, sizeof(g));
 	snprintf(out, len, "%s:%s:%u:%s:%u", f->udp ? "udp" : "tcp", h,
@@ -232,8 +307,9 @@ void nat_fwd_str(const struct nat_fwd *f, char *out, size_t len)
 }
 
 /*
- * The index of the forward that holds @f's host port (the same protocol
- * and port, on the same address or where either is every address); -1
+ * The index of the forward that holds @f's host port (the same protocol,
+ * family and port, on the same address or where either is every
+ * address); -1.  IPv6 forwards listen on IPv6 alone.
  */
 int nat_fwd_find(const struct nat_config *cfg, const struct nat_fwd *f)
 {
@@ -242,9 +318,14 @@ int nat_fwd_find(const struct nat_config *cfg, const struct nat_fwd *f)
 	for (i = 0; i < cfg->nfwd; i++) {
 		const struct nat_fwd *o = &cfg->fwd[i];
 
-		if (o->udp == f->udp && o->host_port == f->host_port &&
-		    (o->host.s_addr == f->host.s_addr || !o->host.s_addr ||
-		     !f->host.s_addr))
+		if (o->udp != f->udp || o->v6 != f->v6 ||
+		    o->host_port != f->host_port)
+			continue;
+		if (f->v6 ? !memcmp(&o->host6, &f->host6, sizeof(f->host6)) ||
+			    IN6_IS_ADDR_UNSPECIFIED(&o->host6) ||
+			    IN6_IS_ADDR_UNSPECIFIED(&f->host6) :
+			    o->host.s_addr == f->host.s_addr || !o->host.s_addr ||
+			    !f->host.s_addr)
 			return i;
 	}
 	return -1;

@@ -469,6 +469,35 @@ static void announce(struct nat *n, struct in_addr a)
 
 /* ---- forwards ---------------------------------------------------------------- */
 
+/* @f's host and guest ends as socket addresses, IPv4 or IPv6 */
+static socklen_t fwd_addrs(const struct nat_fwd *f, struct sockaddr_storage *h,
+			   struct sockaddr_storage *g)
+{
+	if (f->v6) {
+		*(struct sockaddr_in6 *)h = (struct sockaddr_in6){
+			.sin6_family = AF_INET6, .sin6_addr = f->host6,
+			.sin6_port = htons(f->host_port) };
+		*(struct sockaddr_in6 *)g = (struct sockaddr_in6){
+			.sin6_family = AF_INET6, .sin6_addr = f->guest6,
+			.sin6_port = htons(f->guest_port) };
+		return sizeof(struct sockaddr_in6);
+	}
+	*(struct sockaddr_in *)h = (struct sockaddr_in){
+		.sin_family = AF_INET, .sin_addr = f->host,
+		.sin_port = htons(f->host_port) };
+	*(struct sockaddr_in *)g = (struct sockaddr_in){
+		.sin_family = AF_INET, .sin_addr = f->guest,
+		.sin_port = htons(f->guest_port) };
+	return sizeof(struct sockaddr_in);
+}
+
+/* libslirp's flags for @f: an IPv6 forward listens on IPv6 alone */
+static int fwd_flags(const struct nat_fwd *f)
+{
+	return (f->udp ? SLIRP_HOSTFWD_UDP : 0) |
+	       (f->v6 ? SLIRP_HOSTFWD_V6ONLY : 0);
+}
+
 /*
  * Listen for forward @f; NULL, or why not.  The port is tried first
  * with a socket of our own, as libslirp will bind it, because libslirp
@@ -476,29 +505,38 @@ static void announce(struct nat *n, struct in_addr a)
  */
 static const char *fwd_open(struct nat *n, const struct nat_fwd *f)
 {
-	struct sockaddr_in sa = {
-		.sin_family = AF_INET,
-		.sin_addr = f->host,
-		.sin_port = htons(f->host_port),
-	};
+	struct sockaddr_storage h, g;
+	socklen_t len = fwd_addrs(f, &h, &g);
 	int one = 1, s, err = 0;
 
-	s = socket(AF_INET, (f->udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
+	s = socket(h.ss_family, (f->udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
 	if (s < 0)
 		return strerror(errno);
 	if (!f->udp)
 		setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+	if (f->v6)
+		setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(s, (struct sockaddr *)&h, len) < 0)
 		err = errno;
 	close(s);
 	if (err == EADDRINUSE)
 		return "the host port is in use";
 	if (err)
 		return strerror(err);
-	if (slirp_add_hostfwd(n->slirp, f->udp, f->host, f->host_port,
-			      f->guest, f->guest_port) < 0)
+	if (slirp_add_hostxfwd(n->slirp, (struct sockaddr *)&h, len,
+			       (struct sockaddr *)&g, len, fwd_flags(f)) < 0)
 		return "libslirp could not listen on it";
 	return NULL;
+}
+
+/* Stop listening for forward @f; -1 if libslirp had no such forward */
+static int fwd_close(struct nat *n, const struct nat_fwd *f)
+{
+	struct sockaddr_storage h, g;
+	socklen_t len = fwd_addrs(f, &h, &g);
+
+	return slirp_remove_hostxfwd(n->slirp, (struct sockaddr *)&h, len,
+				     fwd_flags(f));
 }
 
 /*
@@ -563,7 +601,7 @@ static void ctl_request(struct nat *n, char *req, char *out, size_t outlen)
 	} else if (!why) {
 		if (k < 0 || memcmp(&cfg->fwd[k], &f, sizeof(f)))
 			why = "no such forward";
-		else if (slirp_remove_hostfwd(n->slirp, f.udp, f.host, f.host_port) < 0)
+		else if (fwd_close(n, &f) < 0)
 			why = "libslirp has no such forward";
 		else
 			cfg->fwd[k] = cfg->fwd[--cfg->nfwd];

@@ -23,7 +23,7 @@
 
 #define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
 #define NAT_FWD_MAX	64		/* port forwards at most */
-#define NAT_SPEC_LEN	80		/* a forward spec, as the user wrote it */
+#define NAT_SPEC_LEN	112		/* a forward spec, as the user wrote it */
 #define NAT_FILES_MAX	4096		/* descriptors: the guests' connections */
 #define NAT_VNET_HLEN	10		/* struct virtio_net_hdr, no num_buffers */
 #define NAT_FRAME_MAX	65554		/* a frame, Ethernet header on */
@@ -36,10 +36,13 @@
 
 struct nat_fwd {
 	bool udp;
+	bool v6;			/* host6 and guest6, not host and guest */
 	struct in_addr host;
 	uint16_t host_port;
 	struct in_addr guest;
 	uint16_t guest_port;
+	struct in6_addr host6;
+	struct in6_addr guest6;
 };
 
 struct nat_config {

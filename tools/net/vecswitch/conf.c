@@ -94,7 +94,8 @@ static void usage(FILE *f)
 "  --nat-dns ADDR       its DNS forwarder's address (default .3)\n"
 "  --nat-host-loopback  guests may reach the host's 127.0.0.1 at the gateway\n"
 "  --nat-forward SPEC   tcp|udp:[HOSTADDR:]HOSTPORT:GUESTADDR:GUESTPORT\n"
-"                       (HOSTADDR default 127.0.0.1; repeatable)\n"
+"                       (HOSTADDR default 127.0.0.1, [::1] for an IPv6\n"
+"                       GUESTADDR; IPv6 in brackets; repeatable)\n"
 "  -v, --verbose        log ports and learning (twice: more)\n"
 "  -h, --help           this text\n"
 "  -V, --version        version\n");

@@ -629,7 +629,7 @@ static int forward(const char *path, int argc, char **argv)
 		snprintf(req, sizeof(req), "forward list%s\n",
 			 argc == 2 ? " json" : "");
 	else if (argc == 2 && (!strcmp(argv[0], "add") || !strcmp(argv[0], "del")) &&
-		 strlen(argv[1]) < 100 && !strpbrk(argv[1], " \t\r\n"))
+		 strlen(argv[1]) < 112 && !strpbrk(argv[1], " \t\r\n"))
 		snprintf(req, sizeof(req), "forward %s %s\n", argv[0], argv[1]);
 	else
 		return ctl_usage("forward: want add SPEC, del SPEC or list [--json]");

@@ -38,7 +38,7 @@
 #define NAT_READY_MS		5000
 #define NAT_CTL_MS		500	/* the child's answer to a ctl request */
 #define NAT_FWD_MAX		64
-#define NAT_SPEC_LEN		80
+#define NAT_SPEC_LEN		112
 #define NAT_NSTATS		7
 #define NAT_PEND		8	/* requests the child has not answered */
 #define NAT_INPUT_MAX		64	/* its messages read in one loop turn */
@@ -659,7 +659,7 @@ char *vs_nat_forward(struct vs_switch *sw, struct vs_ctl_conn *c,
 	unsigned int i;
 	int n;
 
-	n = sscanf(args, "%7s %79s %1s", verb, spec, extra);
+	n = sscanf(args, "%7s %111s %1s", verb, spec, extra);
 	if (!sw->cfg.nat)
 		return strdup("error: forward: the switch runs without --nat\n");
 

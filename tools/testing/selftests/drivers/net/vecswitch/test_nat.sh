@@ -249,6 +249,12 @@ wait_for 10 ip netns exec "$host" curl -sf --max-time 2 -o "$TEST_TMP/fwd.txt" \
 check_err $? "the host did not reach a's server through the forward"
 [ "$(cat "$TEST_TMP/fwd.txt" 2>/dev/null)" = "guest-$token" ]
 check_err $? "the forward gave the wrong file"
+# and over IPv6, from the host's ::1 to a's address from the advertisement
+a6=$(exec_in a ip -6 -o addr show dev vec0 scope global | awk '$4 ~ /^fd00:/ { sub("/.*", "", $4); print $4; exit }')
+ctl forward add "tcp:18083:[$a6]:8080" >/dev/null
+check_err $? "forward add tcp:18083:[$a6]:8080 failed"
+[ "$(ip netns exec "$host" curl -sf --max-time 5 'http://[::1]:18083/g.txt')" = "guest-$token" ]
+check_err $? "the host did not reach a's server through the IPv6 forward to $a6"
 
 # ---- the QEMU guest: its lease, out, DNS, in ---------------------------------
 
