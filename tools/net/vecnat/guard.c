@@ -12,6 +12,12 @@
  * bytes, or past 64 KiB).  An entry ends with its last fragment, or
  * after FRAG_MS, well before libslirp gives up the datagram (30 s), so
  * that libslirp never sees the rest of a datagram it has forgotten.
+ *
+ * libslirp leases an address to whatever client MAC a DHCP request
+ * names, so a guest could take every lease with requests for made-up
+ * MACs.  A request passes only for its sender's own MAC (the frame's
+ * source, which --mac-lock holds to one a port), and whole: a request
+ * cut in fragments would hide its MAC in a later one.
  */
 #include <arpa/inet.h>
 #include <string.h>
@@ -22,6 +28,10 @@
 #define ETH_P_IP	0x0800
 #define IP_MF		0x2000
 #define IP_OFFMASK	0x1fff
+#define PROTO_UDP	17
+#define DHCP_SERVER	67		/* the port requests go to */
+#define BOOTREQUEST	1
+#define BOOTP_CHADDR	28		/* the client's MAC, in a BOOTP message */
 #define FRAG_SLOTS	64		/* datagrams in reassembly at once */
 #define FRAG_MS		10000
 
@@ -90,6 +100,27 @@ static const char *frag_pass(const uint8_t *ip, unsigned int frag,
 }
 
 /*
+ * Is IPv4 packet @ip (@tot bytes, the first or only fragment of its
+ * datagram) a DHCP request that names another client MAC than frame
+ * @f's source, or one in fragments, or one too short to name any?
+ */
+static bool dhcp_foreign(const uint8_t *f, const uint8_t *ip, unsigned int ihl,
+			 unsigned int tot, unsigned int frag)
+{
+	const uint8_t *udp = ip + ihl, *bootp = udp + 8;
+
+	if (ip[9] != PROTO_UDP || tot < ihl + 4 ||
+	    (udp[2] << 8 | udp[3]) != DHCP_SERVER)
+		return false;
+	if (frag & IP_MF)
+		return true;
+	/* no BOOTP message: libslirp drops it itself */
+	if (tot < ihl + 8 + BOOTP_CHADDR + 6)
+		return false;
+	return bootp[0] == BOOTREQUEST && memcmp(bootp + BOOTP_CHADDR, f + 6, 6);
+}
+
+/*
  * NULL when frame @f of @len bytes may go to libslirp, at @now (ms);
  * else why not
  */
@@ -111,6 +142,8 @@ const char *nat_frame_check(const uint8_t *f, size_t len, uint64_t now)
 	frag = (ip[6] << 8 | ip[7]);
 	if (ip[0] >> 4 != 4 || ihl < 20 || tot < ihl || tot > len - ETH_HLEN)
 		return "IPv4 lengths do not fit the frame";
+	if (!(frag & IP_OFFMASK) && dhcp_foreign(f, ip, ihl, tot, frag))
+		return "a DHCP request for another MAC than its sender's, or in fragments";
 	if (!(frag & (IP_MF | IP_OFFMASK)))
 		return NULL;
 	data = tot - ihl;

@@ -3,8 +3,9 @@
  * fuzz_guard - frames from a guest through vecnat's guard (guard.c), the
  * check before libslirp.  The input is a series of frames, each a
  * 2-byte length and its bytes, a few ms apart.  What passes must be an
- * IPv4 header that fits its frame, and a fragment that passes must
- * start where the last one of its datagram ended, or be a first one.
+ * IPv4 header that fits its frame, a fragment that passes must start
+ * where the last one of its datagram ended, or be a first one, and a
+ * DHCP request must be whole and name its sender's MAC.
  */
 #include <stdint.h>
 #include <string.h>
@@ -31,6 +32,13 @@ static void check_passed(const uint8_t *f, size_t len)
 	tot = ip[2] << 8 | ip[3];
 	FZ_ASSERT(ip[0] >> 4 == 4 && ihl >= 20 && tot >= ihl && tot <= len - 14);
 	frag = ip[6] << 8 | ip[7];
+	/* a DHCP request passes whole, and for its sender's own MAC */
+	if (ip[9] == 17 && !(frag & 0x1fff) && tot >= ihl + 4 &&
+	    (ip[ihl + 2] << 8 | ip[ihl + 3]) == 67) {
+		FZ_ASSERT(!(frag & 0x2000));
+		if (tot >= ihl + 8 + 34 && ip[ihl + 8] == 1)
+			FZ_ASSERT(!memcmp(ip + ihl + 8 + 28, f + 6, 6));
+	}
 	if (!(frag & 0x3fff))
 		return;
 	FZ_ASSERT(tot > ihl);

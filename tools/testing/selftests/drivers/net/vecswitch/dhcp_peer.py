@@ -3,9 +3,9 @@
 """DHCP clients for the NAT port's tests, on one datagram socket.
 
 Binds --bind, sends to the switch's --dgram socket --switch, and asks
-for a lease (DISCOVER) for each of N made-up MAC addresses, or sends
-hostile frames first (--junk: malformed DHCP, ARP and IPv6 neighbour
-solicitations). Prints one line per MAC: "MAC ADDR", ADDR the offered
+for a lease (DISCOVER) for each of N made-up MAC addresses (--foreign:
+each from one other MAC than it names), or sends hostile frames first
+(--junk: malformed DHCP, ARP and IPv6 neighbour solicitations). Prints one line per MAC: "MAC ADDR", ADDR the offered
 address or "none" when no offer came within --wait seconds.
 """
 
@@ -37,13 +37,14 @@ def ipv4_udp(src, dst, sport, dport, payload):
     return ip + udp
 
 
-def discover(mac, xid):
+def discover(mac, xid, src=None):
+    """A DISCOVER for @mac, sent from @src (the same MAC unless given)"""
     bootp = struct.pack("!BBBBIHH4s4s4s4s16s64s128s", 1, 1, 6, 0, xid, 0,
                         0x8000, bytes(4), bytes(4), bytes(4), bytes(4),
                         mac + bytes(10), b"", b"")
     bootp += b"\x63\x82\x53\x63" + bytes([53, 1, 1, 255])
-    return BCAST + mac + b"\x08\x00" + ipv4_udp(bytes(4), b"\xff" * 4, 68, 67,
-                                                bootp)
+    return BCAST + (src or mac) + b"\x08\x00" + ipv4_udp(bytes(4), b"\xff" * 4,
+                                                         68, 67, bootp)
 
 
 def junk(mac, rnd):
@@ -118,6 +119,8 @@ def main():
     ap.add_argument("--count", type=int, default=1)
     ap.add_argument("--wait", type=float, default=5)
     ap.add_argument("--junk", action="store_true")
+    ap.add_argument("--foreign", action="store_true",
+                    help="send every DISCOVER from one other MAC than it names")
     ap.add_argument("--syn-to", help="also send 2000 TCP SYNs to this address")
     ap.add_argument("--world", action="store_true",
                     help="let any user send to the socket (a switch run as another)")
@@ -148,7 +151,8 @@ def main():
         s.setblocking(True)
     offers = {}
     for i, mac in enumerate(macs):
-        s.send(discover(mac, 0x4400 + i))
+        s.send(discover(mac, 0x4400 + i,
+                        bytes([0x02, 0x76, 0x65, 0x44, 1, 0]) if args.foreign else None))
         time.sleep(0.02)
     deadline = time.monotonic() + args.wait
     s.settimeout(0.1)

@@ -116,6 +116,15 @@ check_err $? "forward del of the IPv6 forward failed"
 check_err $? "the IPv6 forward's socket stayed: $(ip netns exec "$ns" ss -Hltn)"
 want=$(head -n 2 <<<"$want")
 
+# DISCOVERs that name other MACs than their sender's get no lease (one
+# guest could take them all so) and are counted
+got=$(ip netns exec "$ns" python3 "$NET_LIB_DIR/vecswitch/dhcp_peer.py" --bind "$TEST_TMP/peer.sock" \
+	--switch "$sock" --count 2 --wait 1 --foreign | awk '{ print $2 }' | tr '\n' ' ')
+[ "$got" = "none none " ]
+check_err $? "DISCOVERs for other MACs than their sender's were offered: $got"
+wait_for 5 sw_stat_ge nat_rx_refused 2
+check_err $? "the foreign DISCOVERs were not counted: nat_rx_refused $(sw_stat nat_rx_refused)"
+
 # 17 guests' DISCOVERs: 16 distinct leases, .15 to .30, and none for the
 # 17th; then hostile frames (cut and garbled DHCP, ARP, NDP, fragments,
 # 2000 SYNs to a closed port of this namespace), after which the first
