@@ -7,6 +7,7 @@ usage: bench-report.py RAW.jsonl OUTDIR
 """
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -52,6 +53,15 @@ LIGHT_PATHS = (("bridge", "two taps on a Linux bridge"),
                ("dgram", "-netdev dgram to vecswitch --dgram"),
                ("stream", "-netdev stream to vecswitch --stream"),
                ("vhost", "-netdev vhost-user to vecswitch --vhost-user"))
+
+
+RR_CASES = ("tcp-1", "tcp-1k", "tcp-1-n8", "tcp-1k-n8", "udp", "udp-n8")
+
+# rr's QEMU light paths, each set against light-bridge
+RR_LIGHT_PATHS = (("light-bridge", "QEMU light guests, two taps on a Linux bridge"),
+                  ("light-dgram", "QEMU light guests, -netdev dgram to vecswitch"),
+                  ("light-stream", "QEMU light guests, -netdev stream to vecswitch"),
+                  ("light-vhost", "QEMU light guests, vhost-user to vecswitch"))
 
 
 NAT_PATHS = (("user", "QEMU -netdev user (libslirp in QEMU)"),
@@ -344,9 +354,13 @@ def nat_table(recs):
     return lines
 
 
-def rr_table(recs):
-    """The rr suite: per case, each path's round trips beside the
-    bridge's; [] when it did not run"""
+def rr_base(path):
+    """The bridge an rr path is set against: the one of its kind"""
+    return "light-bridge" if path.startswith("light-") else "bridge"
+
+
+def rr_cases_paths(recs):
+    """rr's cases and paths, in the order they ran and G2G_VARIANTS's"""
     cases, paths = [], []
     for r in recs:
         if r["suite"] != "rr":
@@ -356,33 +370,79 @@ def rr_table(recs):
             cases.append(case)
         if r["variant"] not in paths:
             paths.append(r["variant"])
+    order = [v for v, _ in G2G_VARIANTS + RR_LIGHT_PATHS]
+    paths.sort(key=lambda p: order.index(p) if p in order else len(order))
+    cases.sort(key=lambda c: RR_CASES.index(c) if c in RR_CASES else len(RR_CASES))
+    return cases, paths
+
+
+def rr_val(recs, case, path, f):
+    r = find(recs, "rr", f"{case}/{f}", path)
+    return r and r["value"]
+
+
+def rr_table(recs):
+    """The rr suite: per case, each path's round trips beside the
+    bridge's; [] when it did not run"""
+    cases, paths = rr_cases_paths(recs)
     if not cases:
         return []
-    order = [v for v, _ in G2G_VARIANTS]
-    paths.sort(key=lambda p: order.index(p) if p in order else len(order))
-    lines = ["", "## Round trips (rr: vswrr between the g2g guests)", "",
+    lines = ["", "## Round trips (rr: vswrr between the g2g guests and the light guests)", "",
              "Medians of the runs. / bridge: transactions a second, and the 99th "
-             "percentile round trip, against the bridge's in the same run (a rate "
-             "above 1 and a p99 below 1 are better).", "",
+             "percentile round trip, against the bridge's in the same run (the median of "
+             "the per-run ratios; UML paths against the UML bridge, light-* paths against "
+             "light-bridge; a rate above 1 and a p99 below 1 are better).", "",
              "| case | path | transactions/s | p50 us | p99 us | p99.9 us "
              "| tps / bridge | p99 / bridge |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
 
-    def val(case, path, f):
-        r = find(recs, "rr", f"{case}/{f}", path)
-        return r and r["value"]
-
     for case in cases:
         for path in paths:
-            tps = val(case, path, "tps")
+            tps = rr_val(recs, case, path, "tps")
             if tps is None:
                 continue
-            p99 = val(case, path, "p99_us")
-            lines.append(f"| {case} | {path} | {tps} | {blank(val(case, path, 'p50_us'))} "
-                         f"| {blank(p99)} | {blank(val(case, path, 'p999_us'))} "
-                         f"| {blank(ratio_of(tps, val(case, 'bridge', 'tps')))} "
-                         f"| {blank(ratio_of(p99, val(case, 'bridge', 'p99_us')))} |")
+            base = rr_base(path)
+            rel = [rr_val(recs, case, path, f"{x}-per-bridge") for x in ("tps", "p99")]
+            if path == base:
+                rel = [1, 1]
+            lines.append(f"| {case} | {path} | {tps} | {blank(rr_val(recs, case, path, 'p50_us'))} "
+                         f"| {blank(rr_val(recs, case, path, 'p99_us'))} "
+                         f"| {blank(rr_val(recs, case, path, 'p999_us'))} "
+                         f"| {blank(rel[0])} | {blank(rel[1])} |")
+    lines += rr_chart(recs, cases, paths)
     return lines
+
+
+RR_CHART_WIDTH = 48
+
+
+def rr_chart(recs, cases, paths):
+    """A text chart of each case's round trip percentiles, one row a
+    path on a log scale shared by the case's paths: '=' up to p50, '-' on
+    to p99, '+' at p99.9 (the PNG rr-latency.png, where matplotlib is,
+    draws the same)"""
+    lines = ["", "Round trip percentiles, log scale per case: `=` to p50, `-` to p99, "
+             "`+` at p99.9 (rr-latency.png where matplotlib is installed).", "", "```"]
+    for case in cases:
+        rows = [(p, [rr_val(recs, case, p, f) for f in ("p50_us", "p99_us", "p999_us")])
+                for p in paths]
+        rows = [(p, v) for p, v in rows if all(v)]
+        if not rows:
+            continue
+        lo = math.log10(min(v[0] for _, v in rows)) - 0.05
+        hi = math.log10(max(v[2] for _, v in rows))
+        span = max(hi - lo, 1e-9)
+
+        def col(us):
+            return max(1, round((math.log10(us) - lo) / span * RR_CHART_WIDTH))
+
+        lines.append(f"{case}")
+        for p, (p50, p99, p999) in rows:
+            a, b, c = col(p50), col(p99), col(p999)
+            bar = "=" * a + "-" * max(b - a, 0)
+            bar = bar.ljust(c - 1) + "+"
+            lines.append(f"  {p:<16} {bar:<{RR_CHART_WIDTH + 1}} {p50:g} / {p99:g} / {p999:g} us")
+    return lines + ["```"]
 
 
 def ratio_of(a, b):
@@ -460,6 +520,7 @@ def plots(recs, outdir):
         fig.tight_layout()
         fig.savefig(outdir / "g2g.png", dpi=100)
         plt.close(fig)
+    rr_plot(recs, plt, outdir)
     cases = [c for c in TRANSPORT_CASES if find(recs, "transports", c, "baseline")]
     if cases:
         fig, ax = plt.subplots(figsize=(8, 4))
@@ -475,6 +536,33 @@ def plots(recs, outdir):
         fig.tight_layout()
         fig.savefig(outdir / "transports.png", dpi=100)
         plt.close(fig)
+
+
+def rr_plot(recs, plt, outdir):
+    """rr-latency.png: per case, each path's p50, p99 and p99.9 round
+    trip on a log scale"""
+    cases, paths = rr_cases_paths(recs)
+    paths = [p for p in paths if any(rr_val(recs, c, p, "p99_us") for c in cases)]
+    if not cases or not paths:
+        return
+    fig, axes = plt.subplots(1, len(cases), figsize=(3.2 * len(cases) + 1, 4), squeeze=False)
+    for ax, case in zip(axes[0], cases):
+        for i, p in enumerate(paths):
+            v = [rr_val(recs, case, p, f) or 0 for f in ("p50_us", "p99_us", "p999_us")]
+            if not v[0]:
+                continue
+            # a bar to p99, p50 and p99.9 as ticks on it
+            ax.bar(i, v[1], 0.7, color=f"C{i % 10}", label=p)
+            ax.plot([i - 0.35, i + 0.35], [v[0], v[0]], color="black")
+            ax.plot([i], [v[2]], marker="^", color="black")
+        ax.set_yscale("log")
+        ax.set_xticks([])
+        ax.set_title(case)
+    axes[0][0].set_ylabel("round trip, us (bar p99, line p50, ^ p99.9)")
+    axes[0][-1].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1, 1))
+    fig.tight_layout()
+    fig.savefig(outdir / "rr-latency.png", dpi=100)
+    plt.close(fig)
 
 
 def main():

@@ -38,9 +38,11 @@
 # taps, on vecswitch's --dgram, --stream and --vhost-user; about 3.5
 # minutes at RUNS=3 SECS=5, skipped where QEMU is missing), plain (the
 # switch's CPU per plain 1514-byte frame on --dgram against --stream), rr
-# (round trips with vswrr between the g2g guests on the g2g paths: TCP
-# 1-byte and 1 KiB, 1 and 8 in flight, and UDP; transactions a second and
-# p50/p99/p99.9, medians of RR_RUNS, against the bridge in the same run),
+# (round trips with vswrr between the g2g guests on the g2g paths and
+# between the light guests on the light paths: TCP 1-byte and 1 KiB, 1
+# and 8 in flight, and UDP; transactions a second and p50/p99/p99.9,
+# medians of RR_RUNS, against the bridge of the same kind in the same
+# run; RR_CASES, RR_VARIANTS pick some),
 # nat (a QEMU light guest's TCP out to a server in a second namespace and
 # in through a port forward, on vecswitch --nat by vhost-user and by
 # -netdev stream against QEMU's -netdev user and passt, with the NAT

@@ -11,6 +11,8 @@
 # With VSW_IPERF3=1 in the environment the initramfs also carries the
 # host's iperf3 and the shared libraries it loads (as ldd lists them),
 # for make bench's light suite; without it, it stays busybox alone.
+# VSW_TOOLS="PATH..." adds those programs to /bin the same way, with the
+# libraries each loads (make bench's rr suite: vswrr).
 # At boot, VSW_IP=dhcp takes eth0's IPv4 address and the default route
 # from a DHCP server instead, as on vecswitch --nat (busybox udhcpc with
 # scripts/udhcpc-hostfs.sh, which prints "lease ADDR/PREFIX via ROUTER,
@@ -47,11 +49,16 @@ if ldd "$busybox" >/dev/null 2>&1; then
 	skip "$busybox is dynamically linked (install busybox-static)"
 fi
 
-iperf3=
+progs=()
 if [ "${VSW_IPERF3:-0}" = 1 ]; then
 	iperf3=$(command -v iperf3) || skip "iperf3 not installed"
-	command -v ldd >/dev/null || skip "ldd not installed"
+	progs+=("$iperf3")
 fi
+for p in ${VSW_TOOLS:-}; do
+	[ -x "$p" ] || { echo "no program $p" >&2; exit 1; }
+	progs+=("$p")
+done
+[ ${#progs[@]} -eq 0 ] || command -v ldd >/dev/null || skip "ldd not installed"
 
 dir=$(mktemp -d /tmp/qemu-initrd.XXXXXX) || exit 1
 trap 'rm -rf "$dir"' EXIT
@@ -60,17 +67,17 @@ mkdir -p "$root"/bin "$root"/proc "$root"/sys "$root"/dev "$root"/lib "$root"/tm
 cp "$busybox" "$root/bin/busybox"
 cp "$(dirname "$0")/udhcpc-hostfs.sh" "$root/bin/udhcpc-script" || exit 1
 
-# iperf3 and every library it loads, each at the path the host has it at
-# (the dynamic loader included)
-if [ -n "$iperf3" ]; then
-	cp "$iperf3" "$root/bin/iperf3" || exit 1
-	libs=$(ldd "$iperf3" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }')
-	[ -n "$libs" ] || { echo "no libraries listed for $iperf3" >&2; exit 1; }
+# iperf3 and the other programs, and every library each loads, each at
+# the path the host has it at (the dynamic loader included); a static
+# program lists none
+for p in "${progs[@]}"; do
+	cp "$p" "$root/bin/${p##*/}" || exit 1
+	libs=$(ldd "$p" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }')
 	for l in $libs; do
 		mkdir -p "$root/${l%/*}"
 		cp -L "$l" "$root/$l" || exit 1
 	done
-fi
+done
 
 # virtio-net and what it needs, in load order; compressed modules unpacked
 : > "$root/modules.order"

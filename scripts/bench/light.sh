@@ -36,7 +36,9 @@ light_qemu_bin=${QEMU:-qemu-system-x86_64}
 # light_qemu NAME IP APPEND QEMU_ARGS...: boot light guest NAME in $ns as
 # IP/24, APPEND added to its kernel command line; its console goes to
 # $light_dir/NAME.log, its second serial port to $light_dir/NAME.out, and
-# its pid joins pids
+# its pid joins pids.  no_timer_check: on a busy host the emulated
+# CPU can miss the window of the kernel's IO-APIC timer check, which
+# then panics the guest ("IO-APIC + timer doesn't work!")
 light_qemu() {
 	local name=$1 ip=$2 append=$3
 
@@ -45,7 +47,7 @@ light_qemu() {
 		-display none -monitor none \
 		-serial "file:$light_dir/$name.log" -serial "file:$light_dir/$name.out" \
 		-kernel "$light_kernel" -initrd "$light_initrd" \
-		-append "console=ttyS0 panic=-1 loglevel=4 VSW_LIFE=$((secs + 180)) VSW_IP=$ip $append" \
+		-append "console=ttyS0 panic=-1 loglevel=4 no_timer_check VSW_LIFE=$((${light_flow:-$secs} + 180)) VSW_IP=$ip $append" \
 		"$@" 2>"$light_dir/$name.err" </dev/null &
 	pids+=($!)
 }
@@ -94,7 +96,12 @@ light_qlen() {
 # (198.18.7.1) on PATH; sets light_bps, light_gcpu and light_scpu (CPU
 # seconds per Gbit of both QEMU processes and of the switch),
 # light_swcpu (the switch's CPU seconds over the flow) and light_other
-# (what the rest of the host used meanwhile: other work on the machine)
+# (what the rest of the host used meanwhile: other work on the machine).
+# Another suite may give the guests other programs: $light_srv_run is the
+# server's command, $light_cli_run the client's (its marks and output as
+# light_client_cmd's), $light_flow the seconds its flow may take; with
+# $light_cli_run set no rate is read (light_bps 0), the client's output
+# stays in $light_dir/cli.out.
 light_once() {
 	local path=$1 sw='' t srv cli g0 g1 s0='' s1='' h0 h1 perf=''
 	local -a a0 a1
@@ -117,20 +124,20 @@ light_once() {
 	[ "$path" = bridge ] || sw=${pids[-1]}
 	read -ra a0 <<<"$(light_net "$path" 0 | tr '\n' ' ')"
 	read -ra a1 <<<"$(light_net "$path" 1 | tr '\n' ' ')"
-	light_qemu srv 198.18.7.1 'VSW_RUN="iperf3 -s >/dev/null 2>&1"' "${a0[@]}"
+	light_qemu srv 198.18.7.1 "VSW_RUN=\"${light_srv_run:-iperf3 -s >/dev/null 2>&1}\"" "${a0[@]}"
 	srv=${pids[-1]}
-	light_qemu cli 198.18.7.2 "VSW_PEER=198.18.7.1 VSW_RUN=\"$(light_client_cmd 198.18.7.1)\"" "${a1[@]}"
+	light_qemu cli 198.18.7.2 "VSW_PEER=198.18.7.1 VSW_RUN=\"${light_cli_run:-$(light_client_cmd 198.18.7.1)}\"" "${a1[@]}"
 	cli=${pids[-1]}
 	# boots, the client's ping and its first try, bounded; then the flow
 	if light_mark cli VSW_RUNNING 240; then
 		[ -z "$sw" ] || s0=$(procs_cpu "$sw")
 		g0=$(procs_cpu "$srv" "$cli")
 		h0=$(host_busy)
-		if [ -n "$light_perf" ] && [ "$path" = vhost ] && [ -n "$sw" ]; then
+		if [ -n "${light_perf:-}" ] && [ "$path" = vhost ] && [ -n "$sw" ]; then
 			perf record -q -g -p "$sw" -o "$light_perf.data" -- sleep "$secs" >/dev/null 2>&1 &
 			perf=$!
 		fi
-		if light_mark cli VSW_DONE $((secs + 60)); then
+		if light_mark cli VSW_DONE $((${light_flow:-$secs} + 60)); then
 			[ -z "$sw" ] || s1=$(procs_cpu "$sw")
 			g1=$(procs_cpu "$srv" "$cli")
 			h1=$(host_busy)
@@ -142,8 +149,9 @@ light_once() {
 		perf report -i "$light_perf.data" --stdio --no-children -g none --percent-limit 0.5 \
 			2>/dev/null | head -n 80 >"$light_perf" || true
 	fi
-	light_bps=$(iperf_bps "$light_dir/cli.out")
-	[ "$light_bps" -gt 0 ] ||
+	light_bps=0
+	[ -n "${light_cli_run:-}" ] || light_bps=$(iperf_bps "$light_dir/cli.out")
+	[ "$light_bps" -gt 0 ] || [ -n "${light_cli_run:-}" ] ||
 		say "light $path: no result; the client's console ended: $(grep -v '^.$' "$light_dir/cli.log" 2>/dev/null | tail -n 3 | tr '\r\n' '  ')"
 	light_gcpu=$(per_gbit "$(awk -v a="${g1:-}" -v b="${g0:-}" 'BEGIN { if (a != "") printf "%.2f\n", a - b }')" "$light_bps")
 	light_swcpu=$(awk -v a="$s1" -v b="$s0" 'BEGIN { if (a != "") printf "%.2f\n", a - b }')
@@ -152,7 +160,7 @@ light_once() {
 		'BEGIN { if (h1 != "") printf "%.2f\n", (h1 - h0) - (g1 - g0) - s }')
 	if [ -n "$sw" ]; then
 		{ CTL=$light_dir/ctl.sock ctl stats; CTL=$light_dir/ctl.sock ctl ports; } \
-			>"$out/light/$path-r$light_run.txt" 2>&1 || true
+			>"$out/$light_suite/$path-r$light_run.txt" 2>&1 || true
 	fi
 	for t in "$cli" "$srv" ${sw:+"$sw"}; do
 		kill "$t" 2>/dev/null || true
@@ -160,16 +168,18 @@ light_once() {
 	done
 }
 
-# light_prepare SUITE: the guests' files under $work/SUITE (light_dir),
-# the results' under $out/SUITE, afresh, and their initramfs with iperf3
-# built; false (the suite is skipped, said) where no initramfs can be
+# light_prepare SUITE [PROGRAM...]: the guests' files under $work/SUITE
+# (light_dir), the results' under $out/SUITE (light_suite), afresh, and
+# their initramfs with iperf3 and the PROGRAMs built; false (the suite
+# is skipped, said) where no initramfs can be
 light_prepare() {
+	light_suite=$1
 	light_dir=$work/$1
 	light_initrd=$work/light-initrd.gz
 	rm -rf "${out:?}/$1"
 	mkdir -p "$out/$1"
 	say "$1: building the guests' initramfs (busybox, iperf3)"
-	if ! light_kernel=$(VSW_IPERF3=1 "$top/scripts/qemu-initrd.sh" "$light_initrd"); then
+	if ! light_kernel=$(VSW_IPERF3=1 VSW_TOOLS="${*:2}" "$top/scripts/qemu-initrd.sh" "$light_initrd"); then
 		say "$1: skipped, no initramfs for the light guests (see above)"
 		return 1
 	fi
