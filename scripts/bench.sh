@@ -47,7 +47,11 @@
 # in through a port forward, on vecswitch --nat by vhost-user and by
 # -netdev stream against QEMU's -netdev user and passt, with the NAT
 # process's CPU per Gbit; NAT_BASE=DIR adds the vecswitch and vecnat
-# built in DIR; about 8 minutes at RUNS=5 SECS=5).
+# built in DIR; about 8 minutes at RUNS=5 SECS=5), scale (the switch's CPU
+# and wake-ups per 1514-byte frame as 2 to 64 synthetic plain peers share
+# a fixed rate on --dgram and --stream, against 2 peers, and its cost
+# split into a part per frame and a part per wake-up; SCALE_PEERS,
+# SCALE_RATE).
 #
 # Read size: with iperf3's default 128 KiB reads a receiving UML guest is
 # bound by its own iperf3's system calls (each one a round of ptrace
@@ -70,7 +74,7 @@ vecswitch=$build/vecswitch
 runs=${RUNS:-3}
 secs=${SECS:-5}
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(rate transports tunnels g2g small kernels idle vxlan faults flood mq light plain rr nat)
+[ ${#suites[@]} -gt 0 ] || suites=(rate transports tunnels g2g small kernels idle vxlan faults flood mq light plain rr nat scale)
 vswblast=$build/vswblast
 vswrr=$build/vswrr
 # BIG TCP's gso_max_size and gso_ipv4_max_size, for iproute2 before 6.3
@@ -135,6 +139,8 @@ source "$top/scripts/bench/plain.sh"
 source "$top/scripts/bench/rr.sh"
 # shellcheck source=bench/nat.sh
 source "$top/scripts/bench/nat.sh"
+# shellcheck source=bench/scale.sh
+source "$top/scripts/bench/scale.sh"
 
 [ "$(id -u)" -eq 0 ] || die "needs root (namespaces, tap devices)"
 [ -x "$ours" ] || die "no $ours (run 'make')"
@@ -142,8 +148,8 @@ source "$top/scripts/bench/nat.sh"
 : >"$out/rate.jsonl"
 for s in "${suites[@]}"; do
 	case "$s" in
-	rate|transports|tunnels|g2g|small|kernels|idle|vxlan|faults|flood|mq|light|plain|rr|nat) "bench_$s" ;;
-	*) die "unknown suite '$s' (rate, transports, tunnels, g2g, small, kernels, idle, vxlan, faults, flood, mq, light, plain, rr, nat)" ;;
+	rate|transports|tunnels|g2g|small|kernels|idle|vxlan|faults|flood|mq|light|plain|rr|nat|scale) "bench_$s" ;;
+	*) die "unknown suite '$s' (rate, transports, tunnels, g2g, small, kernels, idle, vxlan, faults, flood, mq, light, plain, rr, nat, scale)" ;;
 	esac
 done
 

@@ -374,6 +374,21 @@ bench_switch() {
 	pids+=("$SWITCH_PID")
 }
 
+# plain_switch TOOL: build TOOL (scripts/bench/TOOL.c, the synthetic
+# peers of the plain and scale suites) into $build, and start one switch
+# with --dgram $work/d.sock and --stream $work/s.sock in a fresh $ns; its
+# pid in plain_sw (and pids)
+plain_switch() {
+	cc -O2 -Wall -Wextra -Werror -o "$build/$1" "$top/scripts/bench/$1.c" ||
+		die "$1.c does not build"
+	netns_fresh
+	rm -rf "${work:?}"/*
+	ip netns exec "$ns" "$vecswitch" --dgram "$work/d.sock" --stream "$work/s.sock" 2>/dev/null &
+	plain_sw=$!
+	pids+=("$plain_sw")
+	for _ in $(seq 50); do [ -S "$work/s.sock" ] && break; sleep 0.1; done
+}
+
 # --- a fixed CPU budget ----------------------------------------------------
 # cpu_cap_enter CPUS: this shell, and whatever it starts until
 # cpu_cap_leave, shares a budget of CPUS CPUs a second: a cpu cgroup

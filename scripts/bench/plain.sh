@@ -13,14 +13,8 @@ bench_plain() {
 	local tool=$build/plain_cost mode r line sw path
 	local -A us=()
 
-	cc -O2 -Wall -Wextra -Werror -o "$tool" "$top/scripts/bench/plain_cost.c" ||
-		die "plain_cost.c does not build"
-	netns_fresh
-	rm -rf "${work:?}"/*
-	ip netns exec "$ns" "$vecswitch" --dgram "$work/d.sock" --stream "$work/s.sock" 2>/dev/null &
-	sw=$!
-	pids+=("$sw")
-	for _ in $(seq 50); do [ -S "$work/s.sock" ] && break; sleep 0.1; done
+	plain_switch plain_cost
+	sw=$plain_sw
 	for r in $(seq 1 "$runs"); do
 		for mode in dgram stream; do
 			say "plain $mode run $r/$runs"

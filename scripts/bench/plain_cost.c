@@ -32,67 +32,9 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 
+#include "peers.h"
+
 #define BATCH	64
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Run time of every thread of @pid, in ns */
-static unsigned long long cpu_ns(int pid)
-{
-	unsigned long long sum = 0, v;
-	char path[64], p2[384];
-	struct dirent *d;
-	FILE *f;
-	DIR *dir;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	dir = opendir(path);
-	if (!dir)
-		return 0;
-	while ((d = readdir(dir))) {
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(p2, sizeof(p2), "%s/%s/schedstat", path, d->d_name);
-		f = fopen(p2, "r");
-		if (!f)
-			continue;
-		if (fscanf(f, "%llu", &v) == 1)
-			sum += v;
-		fclose(f);
-	}
-	closedir(dir);
-	return sum;
-}
-
-static void frame(uint8_t *b, size_t len, int to, int from)
-{
-	memset(b, 0, len);
-	/* locally administered 02:00:00:00:00:<n>, or broadcast */
-	if (to < 0) {
-		memset(b, 0xff, 6);
-	} else {
-		b[0] = 0x02;
-		b[5] = to;
-	}
-	b[6] = 0x02;
-	b[11] = from;
-	b[12] = 0x88;
-	b[13] = 0xb5;
-}
-
-static int sun(struct sockaddr_un *sa, const char *path)
-{
-	memset(sa, 0, sizeof(*sa));
-	sa->sun_family = AF_UNIX;
-	snprintf(sa->sun_path, sizeof(sa->sun_path), "%s", path);
-	return offsetof(struct sockaddr_un, sun_path) + strlen(path) + 1;
-}
 
 static int dgram_peer(const char *path)
 {
@@ -119,19 +61,6 @@ static int stream_peer(const char *path)
 	return fd;
 }
 
-/* one frame to the switch, the way each kind of peer sends it */
-static int send1(int stream, int fd, const struct sockaddr_un *sw,
-		 socklen_t swl, uint8_t *b, size_t len)
-{
-	uint32_t be = htonl(len);
-	struct iovec iov[2] = { { &be, 4 }, { b, len } };
-
-	if (stream)
-		return writev(fd, iov, 2) == (ssize_t)(len + 4) ? 0 : -1;
-	return sendto(fd, b, len, 0, (const struct sockaddr *)sw, swl) ==
-	       (ssize_t)len ? 0 : -1;
-}
-
 /* Read frames until @idle_s of silence or @deadline; returns how many */
 static long recv_count(int stream, int fd, double deadline, double idle_s)
 {
@@ -141,15 +70,9 @@ static long recv_count(int stream, int fd, double deadline, double idle_s)
 	static uint8_t sbuf[1 << 20];
 	size_t have = 0;
 	long n = 0;
-	int i, r;
+	int r;
 
-	for (i = 0; i < BATCH; i++) {
-		iov[i].iov_base = buf[i];
-		iov[i].iov_len = sizeof(buf[i]);
-		memset(&mm[i], 0, sizeof(mm[i]));
-		mm[i].msg_hdr.msg_iov = &iov[i];
-		mm[i].msg_hdr.msg_iovlen = 1;
-	}
+	mmsg_slots(mm, iov, &buf[0][0], BATCH, sizeof(buf[0]));
 	while (now_s() < deadline) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 
@@ -165,20 +88,7 @@ static long recv_count(int stream, int fd, double deadline, double idle_s)
 		if (r <= 0)
 			break;
 		have += r;
-		/* whole frames: length, then that many bytes */
-		for (;;) {
-			uint32_t l;
-
-			if (have < 4)
-				break;
-			memcpy(&l, sbuf, 4);
-			l = ntohl(l);
-			if (have < 4 + l)
-				break;
-			memmove(sbuf, sbuf + 4 + l, have - 4 - l);
-			have -= 4 + l;
-			n++;
-		}
+		n += stream_frames(sbuf, &have, sizeof(sbuf) - 4);
 	}
 	return n;
 }
@@ -220,9 +130,9 @@ int main(int argc, char **argv)
 	}
 	/* each announces itself: the switch learns both MACs */
 	frame(f, 60, -1, 2);
-	send1(stream, b, &swa, swl, f, 60);
+	send1(stream, b, &swa, swl, f, 60, 0);
 	frame(f, 60, -1, 1);
-	send1(stream, a, &swa, swl, f, 60);
+	send1(stream, a, &swa, swl, f, 60, 0);
 	usleep(200000);
 	recv_count(stream, a, now_s() + 1, 0.05);
 	recv_count(stream, b, now_s() + 1, 0.05);
@@ -237,7 +147,7 @@ int main(int argc, char **argv)
 		_exit(0);
 	}
 	frame(f, size, 2, 1);
-	c0 = cpu_ns(pid);
+	c0 = switch_use(pid, NULL);
 	t0 = now_s();
 	next = t0;
 	/* paced in 1 ms steps of rate/1000 frames */
@@ -251,13 +161,13 @@ int main(int argc, char **argv)
 				usleep((useconds_t)(w * 1e6));
 		}
 		f[14] = i;
-		if (send1(stream, a, &swa, swl, f, size) == 0)
+		if (send1(stream, a, &swa, swl, f, size, 0) == 0)
 			sent++;
 	}
 	t1 = now_s();
 	if (read(p[0], &got, sizeof(got)) != sizeof(got))
 		got = -1;
-	c1 = cpu_ns(pid);
+	c1 = switch_use(pid, NULL);
 	waitpid(rx, &status, 0);
 	printf("%s sent %ld got %ld secs %.2f sent_fps %.0f got_fps %.0f switch_cpu_s %.3f us_per_frame %.3f\n",
 	       argv[1], sent, got, t1 - t0, sent / (t1 - t0), got / (t1 - t0),
