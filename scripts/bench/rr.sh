@@ -71,11 +71,12 @@ rr_once_light() {
 	done
 }
 
-# rr_once_uml CASE VARIANT: one boot of the g2g pair on VARIANT, one CASE
+# rr_once_uml CASE VARIANT RUN: one boot of the g2g pair on VARIANT, one
+# CASE; its results into rr_now
 rr_once_uml() {
 	local c=$1 v=$2 f srv=
 
-	say "rr $c $v run $r/$n"
+	say "rr $c $v run $3"
 	[[ ${rr_flags[$c]} != -u* ]] || srv=-u
 	pair_rr=1 pair_rr_server=$srv pair_flags=${rr_flags[$c]} g2g_variant "$v"
 	for f in tps p50_us p99_us p999_us; do
@@ -115,7 +116,7 @@ bench_rr() {
 		rr_now=()
 		for c in "${cases[@]}"; do
 			for v in "${uml[@]}"; do
-				rr_once_uml "$c" "$v"
+				rr_once_uml "$c" "$v" "$r/$n"
 			done
 		done
 		for v in "${light[@]}"; do
