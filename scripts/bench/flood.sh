@@ -35,12 +35,15 @@ flood_once() {
 		"ip addr add 198.18.1.2/24 dev vec0 && ip link set vec0 up && touch ready &&
 		 sleep $((secs + 60))" -a "vec0:$opts"
 	if [ "$v" = flood ]; then
-		ip netns exec "$ns" python3 - "$work/sw.sock" "$work/flood.sock" $((secs + 60)) <<'PY' &
+		ip netns exec "$ns" python3 - "$work/sw.sock" "$work/flood.sock" $((secs + 60)) \
+			"$VECNET_SRC/tools/testing/selftests/drivers/net" <<'PY' &
 import socket, sys, time
+sys.path.insert(0, sys.argv[4])
+import vecnet_wire as w
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 s.bind(sys.argv[2])
 s.setblocking(False)
-frame = b"\xff" * 6 + bytes.fromhex("027665f10001") + b"\x08\x06" + bytes(46)
+frame = w.eth(w.BCAST, bytes.fromhex("027665f10001"), w.ETH_P_ARP, bytes(46))
 end = time.monotonic() + int(sys.argv[3])
 while time.monotonic() < end:
     for _ in range(1000):

@@ -7,7 +7,14 @@
     w.raw_msg(w.MSG_MODE, b"\x00\x01")       # a malformed one
     w.parse_msg(data)        # a Msg, or None when data is no message
     w.eth(dst, src, etype, payload)
+    w.ip4(saddr, daddr, proto, l4len) + w.udp(sport, dport, payload)
+    w.tcp(sport, dport, seq, ack, flags, win, check)
+    w.vnet_hdr(flags, gso_type, hdr_len, gso_size, csum_start, csum_offset)
     w.csum(data)             # the Internet checksum of data (RFC 1071)
+    w.l4_csum(w.pseudo4(saddr, daddr, proto, len(seg)), seg)
+
+Every test and probe builds its frames, headers and checksums with these,
+and no other Python file defines its own.
 
 The switch's negotiation messages (HELLO, MODE, CHAN, ...) take their
 numbers and layout from include/uapi/linux/vecnet.h, read when this module
@@ -121,12 +128,36 @@ def is_msg(data, kind):
 # ---- frames and checksums ---------------------------------------------------
 
 BCAST = b"\xff" * 6
-ETH_P_IP, ETH_P_IPV6, ETH_P_8021Q = 0x0800, 0x86dd, 0x8100
+ETH_P_IP, ETH_P_ARP, ETH_P_IPV6, ETH_P_8021Q = 0x0800, 0x0806, 0x86dd, 0x8100
+ETH_P_TEST = 0x88b5     # IEEE 802's local experimental EtherType: no stack answers it
+IPPROTO_TCP, IPPROTO_UDP = 6, 17
+
+# network byte order: IPv4 (no options), IPv6, TCP (no options), UDP
+IP4_HDR = struct.Struct("!BBHHHBBH4s4s")
+IP6_HDR = struct.Struct("!IHBB16s16s")
+TCP_HDR = struct.Struct("!HHIIBBHHH")
+UDP_HDR = struct.Struct("!HHHH")
+TCP_FIN, TCP_SYN, TCP_PSH, TCP_ACK, TCP_CWR = 0x01, 0x02, 0x08, 0x10, 0x80
+
+# struct virtio_net_hdr, in the byte order of the hosts the tests run on
+# (little-endian, as VERSION_1 has it): flags, gso_type, hdr_len, gso_size,
+# csum_start, csum_offset.  12 bytes with num_buffers (MRG_RXBUF).
+VNET_HDR = struct.Struct("<BBHHHH")
+VNET_F_NEEDS_CSUM, VNET_F_DATA_VALID = 1, 2
+VNET_GSO_NONE, VNET_GSO_TCPV4, VNET_GSO_UDP, VNET_GSO_TCPV6, VNET_GSO_UDP_L4 = 0, 1, 3, 4, 5
+VNET_GSO_ECN = 0x80
 
 
 def eth(dst, src, etype, payload=b""):
     """An Ethernet frame: dst, src, EtherType, payload (no FCS)"""
     return dst + src + struct.pack("!H", etype) + payload
+
+
+def vnet_hdr(flags=0, gso_type=VNET_GSO_NONE, hdr_len=0, gso_size=0,
+             csum_start=0, csum_offset=0):
+    """A virtio-net header (10 bytes): all zero says a plain frame"""
+    return VNET_HDR.pack(flags, gso_type, hdr_len, gso_size, csum_start,
+                         csum_offset)
 
 
 def csum_add(data, s=0):
@@ -157,15 +188,30 @@ def pseudo6(saddr, daddr, proto, length):
     return csum_add(saddr + daddr + struct.pack("!IxxxB", length, proto))
 
 
+def l4_csum(pseudo, segment):
+    """A TCP or UDP checksum: over the pseudo-header's sum (pseudo4 or
+    pseudo6) and the segment, its checksum field zero"""
+    return ~csum_fold(pseudo + csum_add(segment)) & 0xffff
+
+
 def ip4(saddr, daddr, proto, l4len, ident=0x1234, frag=0x4000, ttl=64, opts=b""):
     """An IPv4 header, its checksum filled in"""
     ihl = 5 + len(opts) // 4
-    h = struct.pack("!BBHHHBBH4s4s", 0x40 | ihl, 0, ihl * 4 + l4len, ident,
-                    frag, ttl, proto, 0, saddr, daddr) + opts
+    h = IP4_HDR.pack(0x40 | ihl, 0, ihl * 4 + l4len, ident, frag, ttl, proto,
+                     0, saddr, daddr) + opts
     return h[:10] + struct.pack("!H", csum(h)) + h[12:]
 
 
 def ip6(saddr, daddr, proto, l4len, hops=64):
     """An IPv6 header"""
-    return struct.pack("!IHBB16s16s", 0x60000000, l4len, proto, hops,
-                       saddr, daddr)
+    return IP6_HDR.pack(0x60000000, l4len, proto, hops, saddr, daddr)
+
+
+def tcp(sport, dport, seq, ack, flags, win, check=0):
+    """A TCP header without options, its checksum as given"""
+    return TCP_HDR.pack(sport, dport, seq, ack, 5 << 4, flags, win, check, 0)
+
+
+def udp(sport, dport, payload=b"", check=0):
+    """A UDP header and its payload, the checksum as given (0: none)"""
+    return UDP_HDR.pack(sport, dport, UDP_HDR.size + len(payload), check) + payload

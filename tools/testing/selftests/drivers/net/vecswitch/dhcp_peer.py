@@ -14,27 +14,14 @@ import os
 import random
 import socket
 import struct
+import sys
 import time
 
-BCAST = b"\xff" * 6
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), ".."))
+import vecnet_wire as w    # noqa: E402 pylint: disable=wrong-import-position
+
+BCAST = w.BCAST
 GW_MAC = bytes([0x52, 0x55, 10, 0, 2, 2])    # libslirp's for 10.0.2.2
-
-
-def csum(b):
-    if len(b) % 2:
-        b += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    s = (s >> 16) + (s & 0xffff)
-    s += s >> 16
-    return ~s & 0xffff
-
-
-def ipv4_udp(src, dst, sport, dport, payload):
-    udp = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
-    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, 64, 17,
-                     0, src, dst)
-    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
-    return ip + udp
 
 
 def discover(mac, xid, src=None):
@@ -43,8 +30,9 @@ def discover(mac, xid, src=None):
                         0x8000, bytes(4), bytes(4), bytes(4), bytes(4),
                         mac + bytes(10), b"", b"")
     bootp += b"\x63\x82\x53\x63" + bytes([53, 1, 1, 255])
-    return BCAST + (src or mac) + b"\x08\x00" + ipv4_udp(bytes(4), b"\xff" * 4,
-                                                         68, 67, bootp)
+    udp = w.udp(68, 67, bootp)
+    return w.eth(BCAST, src or mac, w.ETH_P_IP,
+                 w.ip4(bytes(4), b"\xff" * 4, w.IPPROTO_UDP, len(udp), ident=0, frag=0) + udp)
 
 
 def junk(mac, rnd):
@@ -65,34 +53,32 @@ def junk(mac, rnd):
             if not 42 + 28 <= i < 42 + 44:
                 b[i] = rnd.randrange(256)
         frames.append(bytes(b))
-    arp = BCAST + mac + b"\x08\x06" + struct.pack("!HHBBH", 1, 0x0800, 6, 4, 1)
+    arp = w.eth(BCAST, mac, w.ETH_P_ARP, struct.pack("!HHBBH", 1, w.ETH_P_IP, 6, 4, 1))
     frames.append(arp)                                   # cut short
-    frames.append(BCAST + mac + b"\x08\x06" +
-                  struct.pack("!HHBBH", 1, 0x0800, 60, 60, 1) + bytes(40))
+    frames.append(w.eth(BCAST, mac, w.ETH_P_ARP,
+                        struct.pack("!HHBBH", 1, w.ETH_P_IP, 60, 60, 1) + bytes(40)))
     for _ in range(100):
-        frames.append(BCAST + mac + b"\x08\x06" +
-                      bytes(rnd.randrange(256) for _ in range(28)))
+        frames.append(w.eth(BCAST, mac, w.ETH_P_ARP,
+                            bytes(rnd.randrange(256) for _ in range(28))))
     # IPv6 neighbour solicitations with garbage options, and cut ones
     for n in range(100):
         icmp = bytes([135, 0, 0, 0]) + bytes(4) + bytes.fromhex(
             "fd000000000000000000000000000002")
         icmp += bytes(rnd.randrange(256) for _ in range(n % 24))
-        ip6 = struct.pack("!IHBB", 0x60000000, len(icmp), 58, 255)
-        ip6 += bytes.fromhex("fe80000000000000000000fffe000001")
-        ip6 += bytes.fromhex("ff0200000000000000000001ff000002")
-        frames.append(b"\x33\x33\xff\x00\x00\x02" + mac + b"\x86\xdd" + ip6 +
-                      icmp)
+        ip6 = w.ip6(bytes.fromhex("fe80000000000000000000fffe000001"),
+                    bytes.fromhex("ff0200000000000000000001ff000002"), 58,
+                    len(icmp), hops=255)
+        frames.append(w.eth(bytes.fromhex("3333ff000002"), mac, w.ETH_P_IPV6,
+                            ip6 + icmp))
     # IPv4 fragments: tiny, overlapping, past 64 KiB, never completed
     src, dst = bytes([10, 0, 2, 15]), bytes([10, 0, 2, 2])
     for n in range(300):
         off = rnd.choice([0, 1, 2, 8, 100, 8189, 8191]) if n % 3 else n
         flags = 0x2000 if n % 4 else 0
         body = bytes(rnd.randrange(256) for _ in range(rnd.choice([0, 8, 24, 1400])))
-        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(body), 0x4400 + n % 7,
-                         flags | (off & 0x1fff), 64, rnd.choice([1, 6, 17]), 0,
-                         src, dst)
-        ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
-        frames.append(GW_MAC + mac + b"\x08\x00" + ip + body)
+        ip = w.ip4(src, dst, rnd.choice([1, 6, 17]), len(body), ident=0x4400 + n % 7,
+                   frag=flags | (off & 0x1fff))
+        frames.append(w.eth(GW_MAC, mac, w.ETH_P_IP, ip + body))
     return frames
 
 
@@ -101,14 +87,12 @@ def syns(mac, dst, count):
     src = bytes([10, 0, 2, 15])
     frames = []
     for i in range(count):
-        tcp = struct.pack("!HHIIBBHHH", 10000 + i, 1 + i % 1000, i, 0, 5 << 4,
-                          0x02, 65535, 0, 0)
-        pseudo = src + dst + struct.pack("!BBH", 0, 6, len(tcp))
-        tcp = tcp[:16] + struct.pack("!H", csum(pseudo + tcp)) + tcp[18:]
-        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), i, 0, 64, 6, 0,
-                         src, dst)
-        ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
-        frames.append(GW_MAC + mac + b"\x08\x00" + ip + tcp)
+        hdr = (10000 + i, 1 + i % 1000, i, 0, w.TCP_SYN, 65535)
+        check = w.l4_csum(w.pseudo4(src, dst, w.IPPROTO_TCP, w.TCP_HDR.size),
+                          w.tcp(*hdr))
+        tcp = w.tcp(*hdr, check)
+        ip = w.ip4(src, dst, w.IPPROTO_TCP, len(tcp), ident=i, frag=0)
+        frames.append(w.eth(GW_MAC, mac, w.ETH_P_IP, ip + tcp))
     return frames
 
 

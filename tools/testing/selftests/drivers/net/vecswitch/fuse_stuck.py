@@ -37,7 +37,7 @@ OUT_HDR = struct.Struct("<IiQ")            # struct fuse_out_header
 ROOT, FILE = 1, 2
 
 
-def attr(ino, mode):
+def fuse_attr(ino, mode):
     """struct fuse_attr, 88 bytes"""
     return struct.pack("<QQQQQQIIIIIIIIII", ino, 0, 0, 0, 0, 0, 0, 0, 0,
                        mode, 1, 0, 0, 0, 4096, 0)
@@ -117,11 +117,11 @@ class StuckFile:
         elif op == FUSE_LOOKUP and node == ROOT and body.rstrip(b"\0") == b"f":
             # nodeid, generation, entry and attribute validity
             self._reply(unique, 0, struct.pack("<QQQQII", FILE, 0, 60, 60,
-                                               0, 0) + attr(FILE, 0o100444))
+                                               0, 0) + fuse_attr(FILE, 0o100444))
         elif op == FUSE_GETATTR:
             mode = 0o40755 if node == ROOT else 0o100444
             self._reply(unique, 0, struct.pack("<QII", 60, 0, 0) +
-                        attr(node, mode))
+                        fuse_attr(node, mode))
         elif op == FUSE_OPEN:
             self._reply(unique, 0, struct.pack("<QIi", 1, 0, 0))
         elif op == FUSE_FLUSH:

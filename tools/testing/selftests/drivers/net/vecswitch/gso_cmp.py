@@ -51,26 +51,19 @@ IP4 = (bytes([198, 18, 9, 1]), bytes([198, 18, 9, 2]))
 IP6 = (bytes.fromhex("20010db8000900000000000000000001"),
        bytes.fromhex("20010db8000900000000000000000002"))
 
-F_NEEDS_CSUM = 1
-GSO_NONE, GSO_TCPV4, GSO_UDP, GSO_TCPV6, GSO_UDP_L4 = 0, 1, 3, 4, 5
-GSO_ECN = 0x80
+F_NEEDS_CSUM, GSO_ECN = w.VNET_F_NEEDS_CSUM, w.VNET_GSO_ECN
+GSO_NONE, GSO_TCPV4, GSO_UDP, GSO_TCPV6, GSO_UDP_L4 = (
+    w.VNET_GSO_NONE, w.VNET_GSO_TCPV4, w.VNET_GSO_UDP, w.VNET_GSO_TCPV6,
+    w.VNET_GSO_UDP_L4)
+vnet_hdr = w.vnet_hdr
+TCP, UDP = w.IPPROTO_TCP, w.IPPROTO_UDP
 
 
-def vnet_hdr(flags, gso_type, hdr_len, gso_size, csum_start, csum_offset):
-    return struct.pack("<BBHHHH", flags, gso_type, hdr_len, gso_size,
-                       csum_start, csum_offset)
-
-
-def eth(etype):
-    return w.eth(DST, SRC, etype)
-
-
-def ip4(proto, l4len, opts=b"", ident=0x1234):
-    return w.ip4(IP4[0], IP4[1], proto, l4len, ident=ident, opts=opts)
-
-
-def ip6(proto, l4len):
-    return w.ip6(IP6[0], IP6[1], proto, l4len)
+def l3(v6, proto, l4len, opts=b""):
+    """Ethernet and IP headers from SRC to DST, the IP ones of IP4 or IP6"""
+    if v6:
+        return w.eth(DST, SRC, w.ETH_P_IPV6, w.ip6(*IP6, proto, l4len))
+    return w.eth(DST, SRC, w.ETH_P_IP, w.ip4(*IP4, proto, l4len, opts=opts))
 
 
 def pseudo(v6, proto, l4len):
@@ -86,11 +79,10 @@ def payload(n, seed):
 def tcp_case(v6, size, mss, flags, opts=b""):
     data = payload(size, mss)
     l4len = 20 + len(data)
-    l3 = ip6(6, l4len) if v6 else ip4(6, l4len, opts)
-    tcp = struct.pack("!HHIIBBHHH", 40001, 5201, 0xfffff000, 77, 5 << 4,
-                      flags, 1024, pseudo(v6, 6, l4len), 0)
-    frame = eth(0x86dd if v6 else 0x0800) + l3 + tcp + data
-    cs = 14 + len(l3)
+    head = l3(v6, TCP, l4len, opts)
+    frame = head + w.tcp(40001, 5201, 0xfffff000, 77, flags, 1024,
+                         pseudo(v6, TCP, l4len)) + data
+    cs = len(head)
     gt = (GSO_TCPV6 if v6 else GSO_TCPV4) | (GSO_ECN if flags & 0x80 else 0)
     return vnet_hdr(F_NEEDS_CSUM, gt, cs + 20, mss, cs, 16) + frame
 
@@ -98,10 +90,9 @@ def tcp_case(v6, size, mss, flags, opts=b""):
 def udp_case(v6, size, gso_size):
     data = payload(size, gso_size)
     l4len = 8 + len(data)
-    l3 = ip6(17, l4len) if v6 else ip4(17, l4len)
-    udp = struct.pack("!HHHH", 40002, 5202, l4len, pseudo(v6, 17, l4len))
-    frame = eth(0x86dd if v6 else 0x0800) + l3 + udp + data
-    cs = 14 + len(l3)
+    head = l3(v6, UDP, l4len)
+    frame = head + w.udp(40002, 5202, data, pseudo(v6, UDP, l4len))
+    cs = len(head)
     return vnet_hdr(F_NEEDS_CSUM, GSO_UDP_L4, cs + 8, gso_size, cs, 6) + frame
 
 
@@ -109,10 +100,10 @@ def csum_case(size):
     """one frame, no segmentation, its TCP checksum left to finish"""
     data = payload(size, 3)
     l4len = 20 + len(data)
-    tcp = struct.pack("!HHIIBBHHH", 40003, 5203, 1, 2, 5 << 4, 0x18, 1024,
-                      pseudo(False, 6, l4len), 0)
+    tcp = w.tcp(40003, 5203, 1, 2, w.TCP_PSH | w.TCP_ACK, 1024,
+                pseudo(False, TCP, l4len))
     return vnet_hdr(F_NEEDS_CSUM, GSO_NONE, 0, 0, 34, 16) + \
-        eth(0x0800) + ip4(6, l4len) + tcp + data
+        l3(False, TCP, l4len) + tcp + data
 
 
 CASES = [
@@ -149,7 +140,7 @@ def malformed():
         ("unknown flag bit", vnet_hdr(0x41, GSO_NONE, 0, 0, cs, 16) + frame),
         ("segments over --max-frame (gso_size 9500)",
          vnet_hdr(1, GSO_TCPV4, hl, 9500, cs, 16) +
-         frame[:14] + ip4(6, 20 + 12000) + frame[34:54] + payload(12000, 0)),
+         l3(False, TCP, 20 + 12000) + frame[34:54] + payload(12000, 0)),
     ]
 
 
@@ -225,10 +216,9 @@ class Switch:
         self.d.bind(os.path.join(work, "gso-dgram.sock"))
         self.d.connect(dgram_path)
         # each side announces its MAC so that unicast finds it
-        hello = b"\xff" * 6 + DST + b"\x88\xb5" + b"hello".ljust(46, b"\0")
-        self.d.send(hello)
-        hello = b"\xff" * 6 + SRC + b"\x88\xb5" + b"hello".ljust(46, b"\0")
-        self.v.send(bytes(10) + hello)
+        hello = b"hello".ljust(46, b"\0")
+        self.d.send(w.eth(w.BCAST, DST, w.ETH_P_TEST, hello))
+        self.v.send(vnet_hdr() + w.eth(w.BCAST, SRC, w.ETH_P_TEST, hello))
         recv_all(self.d, 1, time.monotonic() + 2, lambda f: True)
         recv_all(self.v, 1, time.monotonic() + 2, lambda f: True)
 
@@ -239,7 +229,7 @@ class Switch:
 
 
 def nsegs(pkt):
-    h = struct.unpack("<BBHHHH", pkt[:10])
+    h = w.VNET_HDR.unpack_from(pkt)
     if h[1] & 0x7f == GSO_NONE:
         return 1
     frame = pkt[10:]
@@ -276,7 +266,7 @@ def uplink(sw, tx_if, rx_if, up_if, mtu):
     for name, pkt in [("tcp4 20000 B, mss 1448", tcp_case(False, 20000, 1448, 0x18)),
                       ("tcp6 9000 B, mss 1428", tcp_case(True, 9000, 1428, 0x19))]:
         pkt = to_far(pkt)
-        hlen = struct.unpack("<BBHHHH", pkt[:10])[2]
+        hlen = w.VNET_HDR.unpack_from(pkt)[2]
         size = mtu + 14 - hlen
         ref_pkt = with_gso_size(pkt, size)
         want = nsegs(ref_pkt)
@@ -289,7 +279,7 @@ def uplink(sw, tx_if, rx_if, up_if, mtu):
             failed = 1
     # too long for the uplink and not to be cut: counted, not sent
     big = [to_far(udp_case(False, 8000, mtu)),
-           bytes(10) + FAR + SRC + b"\x88\xb5" + payload(mtu + 1, 2)]
+           vnet_hdr() + w.eth(FAR, SRC, w.ETH_P_TEST, payload(mtu + 1, 2))]
     for pkt in big:
         sw.v.send(pkt)
     got = recv_all(cap, 1, time.monotonic() + 0.5, far)
@@ -324,11 +314,11 @@ def main():
             failed = 1
 
     # a plain port's frame reaches the --vnet port behind a zero header
-    frame = SRC + DST + b"\x88\xb5" + payload(100, 1)
+    frame = w.eth(SRC, DST, w.ETH_P_TEST, payload(100, 1))
     sw.d.send(frame)
     got = recv_all(sw.v, 1, time.monotonic() + 3,
                    lambda f: f[10:22] == SRC + DST)
-    if got != [bytes(10) + frame]:
+    if got != [vnet_hdr() + frame]:
         print("FAIL plain to vnet: %r" % (got[:1],))
         failed = 1
     else:

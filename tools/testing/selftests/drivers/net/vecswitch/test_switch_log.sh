@@ -27,6 +27,8 @@ check_err $? "vecswitch did not start: $(cat "$TEST_TMP/switch.log")"
 
 ip netns exec "$ns" python3 - "$TEST_TMP/sw.sock" "$TEST_TMP" <<'PY'
 import os, socket, sys, time
+sys.path.insert(0, os.path.join(os.environ["VECNET_SRC"], "tools/testing/selftests/drivers/net"))
+import vecnet_wire as w
 
 sw, d = sys.argv[1], sys.argv[2]
 
@@ -38,7 +40,7 @@ def guest(name):
 
 
 def frame(src):
-    return b"\xff" * 6 + bytes.fromhex(src) + b"\x88\xb5" + bytes(50)
+    return w.eth(w.BCAST, bytes.fromhex(src), w.ETH_P_TEST, bytes(50))
 
 
 a, b, c = guest("a"), guest("b"), guest("c")

@@ -85,10 +85,12 @@ pid=$!
 on_exit "kill $pid 2>/dev/null"
 wait_for 10 test -S "$TEST_TMP/swd/sw.sock"
 check_err $? "the switch as nobody did not start: $(cat "$TEST_TMP/nobody.log")"
-ip netns exec "$ns" python3 -c 'import socket, sys
+ip netns exec "$ns" python3 -c 'import os, socket, sys
+sys.path.insert(0, os.path.join(os.environ["VECNET_SRC"], "tools/testing/selftests/drivers/net"))
+import vecnet_wire as w
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 s.bind(sys.argv[1])
-s.sendto(b"\xff" * 6 + bytes.fromhex("020000000001") + b"\x08\x00" + bytes(50), sys.argv[2])' \
+s.sendto(w.eth(w.BCAST, bytes.fromhex("020000000001"), w.ETH_P_IP, bytes(50)), sys.argv[2])' \
 	"$TEST_TMP/closed/g.sock" "$TEST_TMP/swd/sw.sock"
 check_err $? "could not send to the switch"
 wait_for 5 grep -q "closed/g.sock refused: a directory on the way to its socket file is closed" \

@@ -10,7 +10,7 @@ import struct
 import time
 
 from vhost_lib import (
-    BCAST, DESC, D_INDIRECT, D_NEXT, D_WRITE, F_CSUM, F_GUEST_CSUM,
+    BCAST, DESC, D_INDIRECT, D_NEXT, D_WRITE, ETH_TEST, F_CSUM, F_GUEST_CSUM,
     F_GUEST_TSO4, F_GUEST_TSO6, F_HOST_TSO4, F_HOST_TSO6, F_MRG_RXBUF,
     F_PROTOCOL_FEATURES, F_RING_EVENT_IDX, F_RING_INDIRECT_DESC, F_VERSION_1,
     GET_FEATURES, GET_PROTOCOL_FEATURES, GET_QUEUE_NUM, HDR, NEED_REPLY,
@@ -492,11 +492,11 @@ def connect(sw, name, mac_, **kw):
 
 def exchange(a, b, tag, seed):
     """a -> b and b -> a, one unicast frame each, exact"""
-    f1 = eth(b.mac, a.mac, pattern(seed, 300) + tag)
+    f1 = eth(b.mac, a.mac, ETH_TEST, pattern(seed, 300) + tag)
     a.tx(f1)
     got = b.rx_frames(1)
     expect_bytes(f"{tag.decode()}: {a.name} -> {b.name}", f1, got[0][1])
-    f2 = eth(a.mac, b.mac, pattern(seed + 1, 200) + tag)
+    f2 = eth(a.mac, b.mac, ETH_TEST, pattern(seed + 1, 200) + tag)
     b.tx(f2)
     got = a.rx_frames(1)
     expect_bytes(f"{tag.decode()}: {b.name} -> {a.name}", f2, got[0][1])
@@ -553,7 +553,7 @@ SUPER = 65000           # TCP payload: 44 full segments and one of 1288 bytes
 
 def announce(x, others, tag):
     """x broadcasts one frame so that the switch learns it; others get it"""
-    f = eth(BCAST, x.mac, pattern(sum(tag), 64) + tag)
+    f = eth(BCAST, x.mac, ETH_TEST, pattern(sum(tag), 64) + tag)
     x.tx(f) if isinstance(x, Frontend) else x.send(f)
     for o in others:
         if isinstance(o, Frontend):

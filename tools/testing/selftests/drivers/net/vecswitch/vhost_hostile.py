@@ -7,7 +7,7 @@ import struct
 import time
 
 from vhost_lib import (
-    BCAST, DESC, F_RING_EVENT_IDX, RXQ, SET_VRING_ADDR, SET_VRING_BASE,
+    BCAST, DESC, ETH_TEST, F_RING_EVENT_IDX, RXQ, SET_VRING_ADDR, SET_VRING_BASE,
     SET_VRING_NUM, TXQ, VRING_ADDR, VRING_STATE, Arena, Closed, Fail, Ring, eth,
     expect, expect_eq, mac, pattern, say)
 from vhost_guest import Frontend, announce, connect, exchange
@@ -152,12 +152,12 @@ class H:
         ring.avail_idx = 1
         ring.mem.st16(ring.avail + 2, 1)
         self.fe.kick(RXQ)
-        self.ho.a.tx(eth(BCAST, self.ho.a.mac, pattern(66, 1000)))
+        self.ho.a.tx(eth(BCAST, self.ho.a.mac, ETH_TEST, pattern(66, 1000)))
         return self
 
     def frame_at(self, n=200):
         """A valid frame (header and all) to B in region 1: its address, length"""
-        data = self.fe.vnet_hdr() + eth(self.ho.b.mac, self.fe.mac, pattern(7, n))
+        data = self.fe.vnet_hdr() + eth(self.ho.b.mac, self.fe.mac, ETH_TEST, pattern(7, n))
         a = self.fe.mem.alloc(len(data), 16, 1)
         self.fe.mem.write(a, data)
         return a, len(data)

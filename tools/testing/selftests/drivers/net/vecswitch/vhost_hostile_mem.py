@@ -9,7 +9,7 @@ import select
 import time
 
 from vhost_lib import (
-    D_WRITE, RXQ, SET_MEM_TABLE, TXQ, WAIT, Arena, eth, eventfd, expect,
+    D_WRITE, ETH_TEST, RXQ, SET_MEM_TABLE, TXQ, WAIT, Arena, eth, eventfd, expect,
     expect_bytes, expect_eq, mac, mem_table, pattern, say)
 from vhost_guest import Frontend
 from vhost_hostile import H, Shell, Skip
@@ -61,12 +61,12 @@ def shrink(ho):
     rx.publish(*[rx.chain([(fe.mem.alloc(4096, 64, 1), 4096, D_WRITE)], None)
                  for _ in range(64)])
     fe.kick(RXQ)
-    f = eth(ho.a.mac, fe.mac, pattern(80, 500))
+    f = eth(ho.a.mac, fe.mac, ETH_TEST, pattern(80, 500))
     fe.tx(f)
     (_, frame, _), = ho.a.rx_frames(1)
     expect_bytes("A: a frame from the front-end before its memfd shrinks", f, frame)
     fe.tx_done()
-    ho.a.tx(eth(fe.mac, ho.a.mac, pattern(81, 500)))
+    ho.a.tx(eth(fe.mac, ho.a.mac, ETH_TEST, pattern(81, 500)))
     deadline = time.monotonic() + WAIT
     while rx.pending() == 0 and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -75,14 +75,14 @@ def shrink(ho):
     tx = fe.rings[TXQ]
     heads = []
     for k in range(16):
-        data = fe.vnet_hdr() + eth(ho.a.mac, fe.mac, pattern(90 + k, 1000))
+        data = fe.vnet_hdr() + eth(ho.a.mac, fe.mac, ETH_TEST, pattern(90 + k, 1000))
         a = fe.tx_space(len(data))
         fe.mem.write(a, data)
         heads.append(tx.chain([(a, len(data), 0)], "tx"))
     os.ftruncate(fe.mem.fd, 1 << 20)
     # from here on this process must not touch region 1 either
     for k in range(8):
-        ho.a.tx(eth(fe.mac, ho.a.mac, pattern(100 + k, 1200)))
+        ho.a.tx(eth(fe.mac, ho.a.mac, ETH_TEST, pattern(100 + k, 1200)))
     tx.publish(*heads)
     fe.kick(TXQ)
     return h.closed(2.0)

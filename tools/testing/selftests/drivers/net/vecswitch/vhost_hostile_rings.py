@@ -8,7 +8,7 @@ import struct
 import time
 
 from vhost_lib import (
-    BCAST, D_INDIRECT, D_NEXT, D_WRITE, RXQ, SET_VRING_ADDR, SET_VRING_BASE,
+    BCAST, D_INDIRECT, D_NEXT, D_WRITE, ETH_TEST, RXQ, SET_VRING_ADDR, SET_VRING_BASE,
     SET_VRING_ENABLE, SET_VRING_KICK, SET_VRING_NUM, TXQ, VRING_ADDR,
     VRING_STATE, Ring, eth, eventfd, expect, pattern, say)
 from vhost_hostile import FAR_AWAY, H
@@ -217,7 +217,7 @@ def rx_empty_chains(ho):
     fe.kick(RXQ)
     t0 = time.monotonic()
     for k in range(20):
-        ho.a.tx(eth(BCAST, ho.a.mac, pattern(90 + k, 1000)))
+        ho.a.tx(eth(BCAST, ho.a.mac, ETH_TEST, pattern(90 + k, 1000)))
     ho.b.rx_frames(20)
     dt = time.monotonic() - t0
     expect(dt < 1.0, "20 broadcasts from A reaching B", "within 1 s", f"{dt:.2f} s")

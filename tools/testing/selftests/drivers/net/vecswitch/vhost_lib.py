@@ -84,10 +84,9 @@ D_NEXT, D_WRITE, D_INDIRECT = 1, 2, 4
 AVAIL_F_NO_INTERRUPT, USED_F_NO_NOTIFY = 1, 1
 RXQ, TXQ = 0, 1
 
-# virtio-net header
-VNET = struct.Struct("<BBHHHH")         # flags, gso_type, hdr_len, gso_size, csum_start, csum_offset
-NEEDS_CSUM = 1
-GSO_NONE, GSO_TCPV4 = 0, 1
+# virtio-net header: flags, gso_type, hdr_len, gso_size, csum_start, csum_offset
+VNET = w.VNET_HDR
+NEEDS_CSUM, GSO_NONE, GSO_TCPV4 = w.VNET_F_NEEDS_CSUM, w.VNET_GSO_NONE, w.VNET_GSO_TCPV4
 
 WAIT = 3.0              # seconds: the longest any one step may take
 
@@ -457,12 +456,7 @@ def mac(case, n):
     return bytes([0x02, 0x76, 0x68, case, 0x00, n])
 
 
-BCAST = w.BCAST
-ETH_TEST = 0x88b5       # local experimental EtherType
-
-
-def eth(dst, src, payload, etype=ETH_TEST):
-    return w.eth(dst, src, etype, payload)
+BCAST, ETH_TEST, eth = w.BCAST, w.ETH_P_TEST, w.eth
 
 
 def pattern(seed, n):
@@ -470,14 +464,7 @@ def pattern(seed, n):
 
 
 csum_add, csum_fold, ip_csum = w.csum_add, w.csum_fold, w.csum
-
-
-def pseudo4(saddr, daddr, length):
-    """a TCP segment's pseudo-header sum"""
-    return w.pseudo4(saddr, daddr, 6, length)
-
-
-TCP_FIN, TCP_PSH, TCP_ACK, TCP_CWR = 0x01, 0x08, 0x10, 0x80
+TCP_FIN, TCP_PSH, TCP_ACK, TCP_CWR = w.TCP_FIN, w.TCP_PSH, w.TCP_ACK, w.TCP_CWR
 IP_A, IP_B = bytes([198, 18, 34, 1]), bytes([198, 18, 34, 2])
 
 
@@ -490,18 +477,15 @@ class Tcp4:
         self.ipid, self.flags, self.saddr, self.daddr = ipid, flags, saddr, daddr
         self.ack, self.sport, self.dport, self.win = 0x20000000, 40000, 5201, 502
         tcplen = 20 + len(payload)
-        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + tcplen, ipid, 0x4000, 64, 6,
-                         0, saddr, daddr)
-        ip = ip[:10] + struct.pack("!H", ip_csum(ip)) + ip[12:]
-        tcp = struct.pack("!HHIIBBHHH", self.sport, self.dport, seq, self.ack,
-                          5 << 4, flags, self.win, 0, 0)
+        ip = w.ip4(saddr, daddr, w.IPPROTO_TCP, tcplen, ident=ipid)
+        hdr = (self.sport, self.dport, seq, self.ack, flags, self.win)
+        pseudo = w.pseudo4(saddr, daddr, w.IPPROTO_TCP, tcplen)
         if partial:
             # what a guest leaves for the device: the pseudo-header sum only
-            check = csum_fold(pseudo4(saddr, daddr, tcplen))
+            check = csum_fold(pseudo)
         else:
-            check = ~csum_fold(pseudo4(saddr, daddr, tcplen) + csum_add(tcp + payload)) & 0xffff
-        tcp = tcp[:16] + struct.pack("!H", check) + tcp[18:]
-        self.frame = eth(dst, src, ip + tcp + payload, 0x0800)
+            check = w.l4_csum(pseudo, w.tcp(*hdr) + payload)
+        self.frame = eth(dst, src, w.ETH_P_IP, ip + w.tcp(*hdr, check) + payload)
 
     def full_frame(self):
         return Tcp4(self.dst, self.src, self.payload, self.seq, self.ipid,
@@ -520,15 +504,13 @@ class Tcp4:
             expect_eq(f"{what}: length", 54 + len(part), len(f))
             expect_bytes(f"{what}: Ethernet header", self.frame[:14], f[:14])
             ip, tcp = f[14:34], f[34:54]
-            ver, _, tot, ipid, frag, ttl, proto, _, sa, da = \
-                struct.unpack("!BBHHHBBH4s4s", ip)
+            ver, _, tot, ipid, frag, ttl, proto, _, sa, da = w.IP4_HDR.unpack(ip)
             expect_eq(f"{what}: IPv4 version/ihl, tot_len, id, frag, ttl, proto, addrs",
                       (0x45, 40 + len(part), (self.ipid + i) & 0xffff, 0x4000, 64, 6,
                        self.saddr, self.daddr),
                       (ver, tot, ipid, frag, ttl, proto, sa, da))
             expect_eq(f"{what}: IPv4 header checksum verifies to", 0, ip_csum(ip))
-            sport, dport, seq, ack, off, flags, win, _, urg = \
-                struct.unpack("!HHIIBBHHH", tcp)
+            sport, dport, seq, ack, off, flags, win, _, urg = w.TCP_HDR.unpack(tcp)
             want = self.flags
             if i < n - 1:
                 want &= ~(TCP_FIN | TCP_PSH)
@@ -538,8 +520,8 @@ class Tcp4:
                       (self.sport, self.dport, (self.seq + i * mss) & 0xffffffff,
                        self.ack, 5 << 4, want, self.win, 0),
                       (sport, dport, seq, ack, off, flags, win, urg))
-            s = csum_fold(pseudo4(self.saddr, self.daddr, 20 + len(part)) +
-                          csum_add(tcp + part))
+            s = csum_fold(w.pseudo4(self.saddr, self.daddr, w.IPPROTO_TCP,
+                                    20 + len(part)) + csum_add(tcp + part))
             expect_eq(f"{what}: TCP checksum (sum over pseudo-header and "
                       f"segment)", 0xffff, s)
             expect_bytes(f"{what}: payload", part, f[54:])

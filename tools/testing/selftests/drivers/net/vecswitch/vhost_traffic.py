@@ -7,7 +7,7 @@ import threading
 import time
 
 from vhost_lib import (
-    BCAST, DESC, D_INDIRECT, D_NEXT, F_GUEST_CSUM, F_GUEST_TSO4, F_MRG_RXBUF,
+    BCAST, DESC, D_INDIRECT, D_NEXT, ETH_TEST, F_GUEST_CSUM, F_GUEST_TSO4, F_MRG_RXBUF,
     F_PROTOCOL_FEATURES, F_RING_EVENT_IDX, F_RING_INDIRECT_DESC, GET_CONFIG,
     GET_VRING_BASE, GSO_NONE, NEEDS_CSUM, RXQ, SET_VRING_ENABLE, TXQ,
     VRING_STATE, Tcp4, bit, bit_names, eth, expect, expect_bytes, expect_eq,
@@ -31,7 +31,7 @@ def case_pair(sw):
         expect_eq("ctl ports: types of A, B, C",
                   ["vhost-user"] * 3, [types.get(x.port) for x in (a, b, c)])
 
-        bc = eth(BCAST, a.mac, pattern(11, 200))
+        bc = eth(BCAST, a.mac, ETH_TEST, pattern(11, 200))
         a.tx(bc)
         a.tx_done()
         for x in (b, c):
@@ -40,7 +40,7 @@ def case_pair(sw):
             expect_eq(f"{x.name}: broadcast from A: num_buffers", 1, nbuf)
             expect_bytes(f"{x.name}: broadcast from A", bc, frame)
         a.no_rx(0)
-        uc = eth(a.mac, b.mac, pattern(12, 1000))
+        uc = eth(a.mac, b.mac, ETH_TEST, pattern(12, 1000))
         b.tx(uc, mode="chain")
         (fields, frame, nbuf), = a.rx_frames(1)
         zero_hdr("A: unicast from B", fields)
@@ -57,7 +57,7 @@ def case_pair(sw):
         expect_eq(f"ctl fdb: an entry for C ({m}), which sent nothing", None,
                   fdb.get((m, 0)))
         # C answers, legacy chains on its side too
-        back = eth(a.mac, c.mac, pattern(13, 100))
+        back = eth(a.mac, c.mac, ETH_TEST, pattern(13, 100))
         c.tx(back, mode="chain")
         (fields, frame, _), = a.rx_frames(1)
         expect_bytes("A: unicast from C (legacy header)", back, frame)
@@ -154,7 +154,7 @@ def case_rings(sw):
         modes = ["direct", "chain", "split", "indirect", "indirect1"]
         # one at a time, each mode
         for k, m in enumerate(modes):
-            f = eth(b.mac, a.mac, pattern(40 + k, 60 + 331 * k))
+            f = eth(b.mac, a.mac, ETH_TEST, pattern(40 + k, 60 + 331 * k))
             a.tx(f, mode=m)
             (fields, frame, nbuf), = b.rx_frames(1)
             zero_hdr(f"B: frame sent {m}", fields)
@@ -162,14 +162,14 @@ def case_rings(sw):
             expect_bytes(f"B: frame sent {m}", f, frame)
         # batches published together, kicks only where avail_event asks
         for rnd in range(3):
-            batch = [(eth(b.mac, a.mac, pattern(100 * rnd + k, 64 + 97 * k)), (0,) * 6,
+            batch = [(eth(b.mac, a.mac, ETH_TEST, pattern(100 * rnd + k, 64 + 97 * k)), (0,) * 6,
                       modes[k % len(modes)]) for k in range(24)]
             a.tx_many(batch)
             got = b.rx_frames(len(batch))
             for k, (fr, _, m) in enumerate(batch):
                 expect_bytes(f"B: batch {rnd} frame {k} ({m})", fr, got[k][1])
             a.tx_done()
-            back = [(eth(a.mac, b.mac, pattern(900 + 10 * rnd + k, 1400)), (0,) * 6,
+            back = [(eth(a.mac, b.mac, ETH_TEST, pattern(900 + 10 * rnd + k, 1400)), (0,) * 6,
                      "chain" if k % 2 else "indirect") for k in range(12)]
             b.tx_many(back)
             got = a.rx_frames(len(back))
@@ -179,7 +179,7 @@ def case_rings(sw):
         # a disabled ring: RX gets no new frame, TX is used and its frames
         # dropped (vhost-user.rst, "Ring states")
         b.command(SET_VRING_ENABLE, VRING_STATE.pack(RXQ, 0))
-        held = eth(b.mac, a.mac, pattern(77, 500))
+        held = eth(b.mac, a.mac, ETH_TEST, pattern(77, 500))
         a.tx(held)
         a.tx_done()
         b.no_rx(0.3)
@@ -191,7 +191,7 @@ def case_rings(sw):
                "B: frames once its RX ring is enabled again",
                "none, or the one sent while it was disabled",
                [f[:16].hex() for _, f, _ in late])
-        a.tx(eth(b.mac, a.mac, pattern(78, 500)))
+        a.tx(eth(b.mac, a.mac, ETH_TEST, pattern(78, 500)))
         a.tx_done()
         b.no_rx(0.3)
         a.command(SET_VRING_ENABLE, VRING_STATE.pack(TXQ, 1))
@@ -212,7 +212,7 @@ def case_chains(sw):
     try:
         announce(a, [b], b"a")
         announce(b, [a], b"b")
-        f = eth(b.mac, a.mac, pattern(71, 8000))
+        f = eth(b.mac, a.mac, ETH_TEST, pattern(71, 8000))
         data = a.vnet_hdr() + f
         pieces = []
         for k in range(80):
@@ -261,7 +261,7 @@ def case_reconnect(sw):
                   (TXQ, sent), VRING_STATE.unpack(st))
         # stopped: what A publishes now is not taken
         used = a.rings[TXQ].used_idx()
-        a.tx(eth(b.mac, a.mac, b"after GET_VRING_BASE" * 5))
+        a.tx(eth(b.mac, a.mac, ETH_TEST, b"after GET_VRING_BASE" * 5))
         time.sleep(0.3)
         expect_eq("A: TX used idx after GET_VRING_BASE stopped the ring", used,
                   a.rings[TXQ].used_idx())
@@ -300,15 +300,15 @@ def case_rewrite(sw, rounds=64, batch=32):
     flipper = None
     try:
         # all three learned, and nothing flooded left in B's or C's ring
-        a.tx(eth(BCAST, a.mac, pattern(29, 60)))
+        a.tx(eth(BCAST, a.mac, ETH_TEST, pattern(29, 60)))
         a.tx_done()
         for x in (b, c):
             x.rx_frames(1)
-            x.tx(eth(a.mac, x.mac, pattern(30, 60)))
+            x.tx(eth(a.mac, x.mac, ETH_TEST, pattern(30, 60)))
             x.tx_done()
         a.rx_frames(2)
         # one buffer, published again and again, its destination flipping
-        data = a.vnet_hdr((0, 0, 0, 0, 0, 0)) + eth(b.mac, a.mac, pattern(31, 1000))
+        data = a.vnet_hdr((0, 0, 0, 0, 0, 0)) + eth(b.mac, a.mac, ETH_TEST, pattern(31, 1000))
         addr = a.tx_space(len(data))
         a.mem.write(addr, data)
         dst, mb, mc = addr + a.hdr_len, bytes(b.mac), bytes(c.mac)
