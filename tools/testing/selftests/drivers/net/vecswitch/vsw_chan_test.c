@@ -6,6 +6,9 @@
  * vsw_msg.h.
  */
 #include "vsw_msg.h"
+#include "vsw_ctl.h"
+#include "vsw_frame.h"
+#include "vsw_sock.h"
 
 /*
  * A channel the switch withdraws is closed to both guests even when

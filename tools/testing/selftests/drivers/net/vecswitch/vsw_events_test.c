@@ -8,6 +8,10 @@
  * messages: vsw_msg.h.
  */
 #include "vsw_msg.h"
+#include "vsw_ctl.h"
+#include "vsw_frame.h"
+#include "vsw_proc.h"
+#include "vsw_sock.h"
 
 /* Longer than any event the switch writes (a 128-byte name, escaped) */
 #define EV_LINE_MAX	2048

@@ -26,7 +26,10 @@
 #include <sys/resource.h>
 
 #include "../../../kselftest_harness.h"
-#include "vsw_lib.h"
+#include "vsw_ctl.h"
+#include "vsw_frame.h"
+#include "vsw_proc.h"
+#include "vsw_sock.h"
 
 #define NGUEST	4
 

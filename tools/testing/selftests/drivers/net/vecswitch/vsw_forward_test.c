@@ -4,6 +4,10 @@
  * The fixture and what the programs share: vsw_fixture.h.
  */
 #include "vsw_fixture.h"
+#include "vsw_ctl.h"
+#include "vsw_frame.h"
+#include "vsw_proc.h"
+#include "vsw_sock.h"
 
 /* The port that owned mac was removed, and mac with it. */
 static void expect_forgotten(struct __test_metadata *_metadata,

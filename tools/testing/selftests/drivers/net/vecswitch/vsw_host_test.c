@@ -4,6 +4,10 @@
  * The fixture and what the programs share: vsw_fixture.h.
  */
 #include "vsw_fixture.h"
+#include "vsw_ctl.h"
+#include "vsw_frame.h"
+#include "vsw_proc.h"
+#include "vsw_sock.h"
 
 /* ---- tap uplink with --isolate, in a network namespace of our own ---- */
 

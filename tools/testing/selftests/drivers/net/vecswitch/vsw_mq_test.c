@@ -7,6 +7,9 @@
  * vsw_msg.h.
  */
 #include "vsw_msg.h"
+#include "vsw_ctl.h"
+#include "vsw_frame.h"
+#include "vsw_sock.h"
 
 /* ---- multiqueue guests: one guest, several sockets, one port ------------ */
 

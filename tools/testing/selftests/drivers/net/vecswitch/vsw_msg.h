@@ -12,6 +12,8 @@
 #include <linux/vecnet.h>
 
 #include "vsw_fixture.h"
+#include "vsw_frame.h"
+#include "vsw_sock.h"
 
 /* what a test guest says it takes: a 64 KiB frame, its header and a tag */
 #define VSW_MSG_MAX_FRAME	65554

@@ -6,6 +6,9 @@
  * vsw_msg.h.
  */
 #include "vsw_msg.h"
+#include "vsw_ctl.h"
+#include "vsw_frame.h"
+#include "vsw_sock.h"
 
 /* ---- virtio-net headers negotiated on the --dgram socket --------------- */
 

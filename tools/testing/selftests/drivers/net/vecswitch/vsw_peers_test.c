@@ -4,6 +4,9 @@
  * The fixture and what the programs share: vsw_fixture.h.
  */
 #include "vsw_fixture.h"
+#include "vsw_ctl.h"
+#include "vsw_frame.h"
+#include "vsw_sock.h"
 
 /* ---- where a dgram peer's frames go ------------------------------------ */
 

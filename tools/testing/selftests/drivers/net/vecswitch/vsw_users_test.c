@@ -4,6 +4,10 @@
  * The fixture and what the programs share: vsw_fixture.h.
  */
 #include "vsw_fixture.h"
+#include "vsw_ctl.h"
+#include "vsw_frame.h"
+#include "vsw_proc.h"
+#include "vsw_sock.h"
 
 /*
  * A child with real uid @ruid, effective (and saved) uid @euid and gid
