@@ -18,6 +18,10 @@ import socket
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)),
+                                "..", "drivers", "net"))
+import vecnet_wire as w    # noqa: E402 pylint: disable=wrong-import-position
+
 ETH_P_ALL = 0x0003
 PACKET_OUTGOING = 4
 
@@ -25,8 +29,8 @@ PACKET_OUTGOING = 4
 def send(iface, src, etype, count):
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     s.bind((iface, 0))
-    frame = (b"\xff" * 6 + bytes.fromhex(src.replace(":", "")) +
-             etype.to_bytes(2, "big") + b"vecnet-test".ljust(50, b"\0"))
+    frame = w.eth(w.BCAST, bytes.fromhex(src.replace(":", "")), etype,
+                  b"vecnet-test".ljust(50, b"\0"))
     for _ in range(count):
         s.send(frame)
         time.sleep(0.01)

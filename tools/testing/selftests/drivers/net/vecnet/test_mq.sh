@@ -470,18 +470,21 @@ kill -STOP "$SWITCH_PID"
 exec_in a ip -s -j link show vec0 >"$TEST_TMP/a.before"
 # shellcheck disable=SC2016  # a python program
 exec_in a python3 -c 'import socket, sys
+sys.path.insert(0, sys.argv[2])
+import vecnet_wire as w
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
 s.setsockopt(263, 20, 1)  # SOL_PACKET, PACKET_QDISC_BYPASS
 s.bind(("vec0", 0))
-frame = b"\xff" * 6 + bytes.fromhex(sys.argv[1].replace(":", "")) + b"\x88\xb5" + bytes(100)
+mac = bytes.fromhex(sys.argv[1].replace(":", ""))
 ok = 0
 for i in range(3000):
     try:
-        s.send(frame[:12] + b"\x88\xb5" + i.to_bytes(4, "big") + bytes(96))
+        s.send(w.eth(w.BCAST, mac, w.ETH_P_TEST, i.to_bytes(4, "big") + bytes(96)))
         ok += 1
     except OSError:
         pass
-print(ok)' "$(exec_in a cat /sys/class/net/vec0/address)" >"$TEST_TMP/a.taken"
+print(ok)' "$(exec_in a cat /sys/class/net/vec0/address)" \
+	"$VECNET_SRC/tools/testing/selftests/drivers/net" >"$TEST_TMP/a.taken"
 exec_in a sh -c 'ethtool -L vec0 combined 1 && ip -s -j link show vec0' \
 	>"$TEST_TMP/a.after"
 check_err $? "a could not change its channels with frames waiting"

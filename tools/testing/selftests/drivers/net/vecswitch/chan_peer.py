@@ -37,7 +37,7 @@ import vecnet_wire as wire    # noqa: E402 pylint: disable=wrong-import-position
 HELLO, MODE, CHAN, UNCHAN = wire.MSG_HELLO, wire.MSG_MODE, wire.MSG_CHAN, wire.MSG_UNCHAN
 QUEUES, JOIN = wire.MSG_QUEUES, wire.MSG_JOIN
 F_VNET, F_CHAN, F_MQ, F_CHANQ = wire.MSG_F_VNET, wire.MSG_F_CHAN, wire.MSG_F_MQ, wire.MSG_F_CHANQ
-VNET_HDR = bytes(10)
+VNET_HDR = wire.vnet_hdr()
 BCAST = wire.BCAST
 PEER_MAC = bytes.fromhex("027665c0ffee")
 OTHER_MAC = bytes.fromhex("027665c0beef")
@@ -45,6 +45,10 @@ OTHER_MAC = bytes.fromhex("027665c0beef")
 sock_path, uml_exec, guest_dir, guest_mac, guest_ip = sys.argv[1:6]
 tmp_dir = os.path.dirname(sock_path)
 gmac = bytes.fromhex(guest_mac.replace(":", ""))
+# frames behind an all-zero virtio-net header: the other guest's
+# broadcast, and the channel peer's frame to the guest
+OTHER_BCAST = VNET_HDR + wire.eth(BCAST, OTHER_MAC, wire.ETH_P_IP, bytes(46))
+PEER_FRAME = VNET_HDR + wire.eth(gmac, PEER_MAC, wire.ETH_P_IP, bytes(46))
 failures = []
 
 
@@ -84,10 +88,6 @@ def wait_stat(name, at_least, secs=10):
 
 def with_fd(fd):
     return [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("i", fd))]
-
-
-def frame(src, dst, ethertype=b"\x08\x00", body=bytes(46)):
-    return VNET_HDR + dst + src + ethertype + body
 
 
 def open_fds(pid):
@@ -184,7 +184,7 @@ if addr is None or pid is None:
     print("# FAIL: no HELLO from the guest")
     sys.exit(1)
 # no MODE with F_CHAN yet: the host refuses the guest any descriptor
-if passrights and not refused_fd(sw, frame(OTHER_MAC, b"\xff" * 6), addr):
+if passrights and not refused_fd(sw, OTHER_BCAST, addr):
     fail("the guest took a descriptor before the switch offered channels")
 sw.sendto(wire.msg(MODE, F_VNET | F_CHAN, 65554), addr)
 if recv_until(sw, lambda d: wire.is_msg(d, MODE), 10) is None:
@@ -204,11 +204,11 @@ def udp_stats():
 
 
 peer_ip4 = socket.inet_aton(guest_ip.rsplit(".", 1)[0] + ".99")
-udp = struct.pack("!HHHH", 40000, 9, 8 + 18, 0x1234) + bytes(18)
-ip4 = wire.ip4(peer_ip4, socket.inet_aton(guest_ip), 17, len(udp), ident=1, frag=0)
+udp = wire.udp(40000, 9, bytes(18), 0x1234)
+ip4 = wire.ip4(peer_ip4, socket.inet_aton(guest_ip), wire.IPPROTO_UDP, len(udp), ident=1, frag=0)
 before = udp_stats()
-# flags: VIRTIO_NET_HDR_F_DATA_VALID
-sw.sendto(b"\x02" + bytes(9) + gmac + PEER_MAC + b"\x08\x00" + ip4 + udp, addr)
+sw.sendto(wire.vnet_hdr(wire.VNET_F_DATA_VALID) +
+          wire.eth(gmac, PEER_MAC, wire.ETH_P_IP, ip4 + udp), addr)
 end = time.time() + 10
 after = udp_stats()
 while time.time() < end and after.get("InCsumErrors", 0) <= before.get("InCsumErrors", 0):
@@ -224,7 +224,7 @@ if after.get("InCsumErrors", 0) != before.get("InCsumErrors", 0) + 1:
 before = open_fds(pid)
 for _ in range(40):
     r, w = os.pipe()
-    sw.sendmsg([frame(OTHER_MAC, b"\xff" * 6)], with_fd(r), 0, addr)
+    sw.sendmsg([OTHER_BCAST], with_fd(r), 0, addr)
     os.close(r)
     os.close(w)
 sw.sendto(msg(CHAN, PEER_MAC), addr)
@@ -247,7 +247,7 @@ stuck = None
 if fuse_stuck.available():
     stuck = fuse_stuck.StuckSender(tmp_dir, sw)
     dropped0 = xstats().get("rx_fds_dropped", 0)
-    sent = stuck.send(frame(OTHER_MAC, BCAST), addr)
+    sent = stuck.send(OTHER_BCAST, addr)
     print(f"# a frame with a FUSE file: {sent}")
     responsive("a frame with a FUSE file that never flushes")
     print(f"# a CHAN with a FUSE file: {stuck.send(msg(CHAN, OTHER_MAC), addr)}")
@@ -280,10 +280,10 @@ b.close()
 if wait_stat("chan_opened", 1) < 1:
     fail("the guest did not open the channel")
 # the other end of a channel never passes the guest a descriptor
-if passrights and not refused_fd(a, frame(PEER_MAC, gmac)):
+if passrights and not refused_fd(a, PEER_FRAME):
     fail("the guest's end of a channel takes descriptors")
 if stuck:
-    sent = stuck.send(frame(PEER_MAC, gmac), via=a)
+    sent = stuck.send(PEER_FRAME, via=a)
     print(f"# a FUSE file down the channel: {sent}")
     if passrights and sent != "refused":
         fail("the guest's end of a channel took a FUSE file")
@@ -306,11 +306,12 @@ else:
 # frames (taken as a bound only: the guest sends what it takes itself),
 # but not one without F_VNET or one cut short
 good0, bad0 = xstats().get("rx_chan_frames", 0), xstats().get("rx_chan_bad", 0)
-a.send(frame(PEER_MAC, gmac))
-a.send(frame(OTHER_MAC, gmac))
-a.send(frame(PEER_MAC, OTHER_MAC))
-a.send(frame(PEER_MAC, b"\xff" * 6))
-a.send(frame(PEER_MAC, gmac, b"\x81\x00", b"\x00\x05\x08\x00" + bytes(42)))
+a.send(PEER_FRAME)
+a.send(VNET_HDR + wire.eth(gmac, OTHER_MAC, wire.ETH_P_IP, bytes(46)))
+a.send(VNET_HDR + wire.eth(OTHER_MAC, PEER_MAC, wire.ETH_P_IP, bytes(46)))
+a.send(VNET_HDR + wire.eth(BCAST, PEER_MAC, wire.ETH_P_IP, bytes(46)))
+a.send(VNET_HDR + wire.eth(gmac, PEER_MAC, wire.ETH_P_8021Q,
+                           struct.pack("!HH", 5, wire.ETH_P_IP) + bytes(42)))
 a.send(b"\x00" * 12)
 a.send(msg(UNCHAN, PEER_MAC))
 a.send(wire.msg(MODE, F_VNET, 0xFFFFFFFF))
@@ -343,7 +344,7 @@ refused_send = False
 end = time.time() + 5
 while time.time() < end and not refused_send:
     try:
-        a.send(frame(PEER_MAC, gmac))
+        a.send(PEER_FRAME)
         time.sleep(0.1)
     except ConnectionRefusedError:
         refused_send = True
@@ -381,7 +382,7 @@ if hello_flags & F_MQ:
     if q1 is None or wait_stat("mq_joined", 1) < 1:
         fail("the guest's second queue did not join")
     else:
-        if passrights and not refused_fd(sw, frame(OTHER_MAC, BCAST), q1):
+        if passrights and not refused_fd(sw, OTHER_BCAST, q1):
             fail("the second queue took a descriptor without F_CHANQ")
         refused0 = xstats().get("chan_refused", 0)
         a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
