@@ -14,7 +14,8 @@
     w.l4_csum(w.pseudo4(saddr, daddr, proto, len(seg)), seg)
 
 Every test and probe builds its frames, headers and checksums with these,
-and no other Python file defines its own.
+and no other Python file defines its own (test_style.sh holds them to it,
+through py_builders.py).
 
 The switch's negotiation messages (HELLO, MODE, CHAN, ...) take their
 numbers and layout from include/uapi/linux/vecnet.h, read when this module

@@ -7,7 +7,10 @@
 # its directory builds with W=1 without a single warning, and every
 # shell script of the project is clean for shellcheck -x.  No shell
 # function is defined in two of the project's shell files, and no test
-# or script spells the wire format's numbers again (wire_literals.py).
+# or script spells the wire format's numbers again (wire_literals.py)
+# nor builds frames, headers or checksums but through vecnet_wire.py
+# (py_builders.py).  No test header is over 400 lines, no test source
+# over 800.
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd python3
@@ -41,9 +44,24 @@ check_err $? "the function check read ${#scripts[@]} scripts: not the project's"
 python3 "$(dirname "$(readlink -f "$0")")/wire_literals.py" "$VECNET_SRC" | sed 's/^/# /'
 check_err "${PIPESTATUS[0]}" "tests or scripts spell the wire format again, not by the header's names"
 
+# A test header over about 400 lines, or a test source over 800, is one
+# that every change touches: split by theme instead
+big=$(find "$VECNET_SRC/tools/testing" -type f \( -name '*.h' -o -name '*.c' \
+	-o -name '*.py' -o -name '*.sh' \) -exec wc -l {} + |
+	awk -v top="$VECNET_SRC/" '$2 != "total" {
+		max = $2 ~ /\.h$/ ? 400 : 800
+		if ($1 > max) { sub(top, "", $2); printf "%s%s (%d lines)", sep, $2, $1; sep = "; " }
+	}')
+[ -z "$big" ]
+check_err $? "test files over 400 lines (a header) or 800 (a source): $big"
+
+# Frames, headers and checksums are vecnet_wire.py's to build
+python3 "$(dirname "$(readlink -f "$0")")/py_builders.py" "$VECNET_SRC" | sed 's/^/# /'
+check_err "${PIPESTATUS[0]}" "tests or scripts build frames, headers or checksums of their own"
+
 if [ ! -x "$tree/scripts/checkpatch.pl" ]; then
 	[ "$RET" -eq 0 ] && { echo "SKIP: no kernel tree"; exit "$ksft_skip"; }
-	log_test "files call one way, no shell function twice, the wire format once"
+	log_test "files call one way, no shell function twice, the wire format once, frames built in one place, test files small"
 	exit "$RET"
 fi
 
@@ -85,5 +103,5 @@ else
 	check_err 1 "shellcheck is not installed (make deps installs it)"
 fi
 
-log_test "files call one way, no shell function twice, the wire format once, checkpatch --strict, W=1, shellcheck"
+log_test "files call one way, no shell function twice, the wire format once, frames built in one place, test files small, checkpatch --strict, W=1, shellcheck"
 exit "$RET"
