@@ -52,7 +52,8 @@ G2G_VARIANTS = (("bridge", "Linux bridge, two taps"),
 LIGHT_PATHS = (("bridge", "two taps on a Linux bridge"),
                ("dgram", "-netdev dgram to vecswitch --dgram"),
                ("stream", "-netdev stream to vecswitch --stream"),
-               ("vhost", "-netdev vhost-user to vecswitch --vhost-user"))
+               ("vhost", "-netdev vhost-user to vecswitch --vhost-user"),
+               ("vhost-base", "-netdev vhost-user, LIGHT_BASE's vecswitch"))
 
 
 RR_CASES = ("tcp-1", "tcp-1k", "tcp-1-n8", "tcp-1k-n8", "udp", "udp-n8")
@@ -200,11 +201,12 @@ def ratios(recs):
         if r is not None:
             out.append({"what": f"light guests: {what} / Linux bridge", "ratio": r["value"]})
     vh = find(recs, "light", "tcp", "vhost")
-    for other in ("dgram", "stream"):
+    for other in ("dgram", "stream", "vhost-base"):
         ot = find(recs, "light", "tcp", other)
-        for q, what in ((ratio(vh, ot), f"--vhost-user / --{other}"),
+        name = "--vhost-user, LIGHT_BASE's vecswitch" if other == "vhost-base" else f"--{other}"
+        for q, what in ((ratio(vh, ot), f"--vhost-user / {name}"),
                         (ratio(field(ot, "switch_cpu_per_gbit"), field(vh, "switch_cpu_per_gbit")),
-                         f"switch CPU per Gbit, --{other} / --vhost-user")):
+                         f"switch CPU per Gbit, {name} / --vhost-user")):
             if q is not None:
                 out.append({"what": f"light guests: {what}", "ratio": q})
     # user-mode NATs: each against QEMU's -netdev user (the median of the

@@ -22,7 +22,9 @@
 # net.unix.max_dgram_qlen stays at the kernel's default (10) in the
 # namespace, as on a host nobody tuned; LIGHT_QLEN=N sets it instead (the
 # suite says so).  LIGHT_PATHS="bridge vhost" limits the paths (bridge
-# must stay for the ratios).  LIGHT_PERF=FILE: after the runs, one more
+# must stay for the ratios).  LIGHT_BASE=DIR adds the path vhost-base:
+# vhost-user again, to the vecswitch built in DIR (another commit's
+# build), for a change measured against what it changed in one run.  LIGHT_PERF=FILE: after the runs, one more
 # vhost flow, not recorded, with perf record -g on the switch; perf's flat
 # report goes to FILE, its data to FILE.data.  QEMU and VSW_KERNEL choose the emulator and the guests'
 # kernel.  Switch counters and port lists of each flow go to
@@ -60,7 +62,7 @@ light_net() {
 	bridge) echo "-netdev tap,id=n0,ifname=ltap$2,script=no,downscript=no,vhost=off" ;;
 	dgram) echo "-netdev dgram,id=n0,local.type=unix,local.path=$light_dir/g$2.sock,remote.type=unix,remote.path=$light_dir/sw.sock" ;;
 	stream) echo "-netdev stream,id=n0,server=off,addr.type=unix,addr.path=$light_dir/sw.sock" ;;
-	vhost)
+	vhost|vhost-base)
 		echo "-object memory-backend-memfd,id=mem,size=256M,share=on -numa node,memdev=mem"
 		echo "-chardev socket,id=c0,path=$light_dir/sw.sock,reconnect=1 -netdev vhost-user,id=n0,chardev=c0"
 		dev+=",vectors=0" ;;
@@ -120,6 +122,8 @@ light_once() {
 		ip -n "$ns" link set lbr0 up ;;
 	dgram|stream) bench_switch "$ns" "--$path" "$light_dir/sw.sock" --ctl "$light_dir/ctl.sock" ;;
 	vhost) bench_switch "$ns" --vhost-user "$light_dir/sw.sock" --ctl "$light_dir/ctl.sock" ;;
+	vhost-base) VECSWITCH=$LIGHT_BASE/vecswitch \
+		bench_switch "$ns" --vhost-user "$light_dir/sw.sock" --ctl "$light_dir/ctl.sock" ;;
 	esac
 	[ "$path" = bridge ] || sw=${pids[-1]}
 	read -ra a0 <<<"$(light_net "$path" 0 | tr '\n' ' ')"
@@ -192,6 +196,10 @@ bench_light() {
 	local -A lbps=() lgcpu=() lscpu=() lsw=() lratio=() lother=() now=()
 
 	read -ra paths <<<"${LIGHT_PATHS:-bridge dgram stream vhost}"
+	if [ -n "${LIGHT_BASE:-}" ]; then
+		[ -x "$LIGHT_BASE/vecswitch" ] || die "LIGHT_BASE=$LIGHT_BASE: no vecswitch there"
+		paths+=(vhost-base)
+	fi
 	command -v "$light_qemu_bin" >/dev/null || { say "light: skipped, no $light_qemu_bin"; return 0; }
 	[ -x "$vecswitch" ] || die "no $vecswitch (run 'make tools')"
 	light_perf=
