@@ -46,7 +46,8 @@ TEST_DIRS += um@other drivers/net/vecnet@other
 export VECNET_OTHER_VMLINUX := $(BUILD)/kernel-$(OTHER_KERNEL)/vmlinux
 export VECNET_OTHER_CPUS := 1
 export VECNET_OTHER_TESTS := test_harness.sh test_xstate.sh test_boot_loop.sh \
-	test_tap_load.sh test_style.sh test_pair.sh test_tap.sh test_burst.sh
+	test_tap_load.sh test_console_eof.sh test_style.sh test_pair.sh test_tap.sh \
+	test_burst.sh
 
 # make install: where things go
 PREFIX ?= /usr/local
