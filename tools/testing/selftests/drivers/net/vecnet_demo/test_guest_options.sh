@@ -15,9 +15,10 @@
 #     the switch's NAT port (--nat), in a resolv.conf of its own.
 #
 # Each guest is powered off from its shell, and vecnet-guest must exit
-# with status 0.  Its input stays open until then: UML 7.3's console
-# panics ("Segfault with no mm") when its input ends while the guest
-# shuts down, which the NAT port's traffic made likely.
+# with status 0.  Its input ends right after the shell is told to exit,
+# as a script's does, while the guest shuts down and the NAT port's
+# traffic still arrives (the console once died of that: um/
+# test_console_eof.sh).
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_vecswitch
@@ -64,10 +65,10 @@ power_off() {
 	local fd=${in_fd[$1]} st=0
 
 	type_in "$1" exit
-	# its console's input ends only once the guest is gone (see above);
+	# its console's input ends while it shuts down (see above);
 	# vecnet-guest runs under a timeout
-	wait "${gpid[$1]}" || st=$?
 	exec {fd}>&-
+	wait "${gpid[$1]}" || st=$?
 	return "$st"
 }
 
