@@ -11,7 +11,7 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2154  # the globals and helpers are bench.sh's and lib.sh's
 
-# rate_once VARIANT SIZE: one run's JSON from vswblast
+# rate_once VARIANT SIZE: one run; vswblast's JSON in $work/rate.json
 rate_once() {
 	local variant=$1 size=$2 sw flag=() bin=$vecswitch
 
@@ -34,14 +34,15 @@ rate_once() {
 	for _ in $(seq 50); do [ -e "$work/sw.sock" ] && break; sleep 0.1; done
 	[ "$variant" = vde_switch ] && flag=(--vde)
 	ip netns exec "$ns" "$vswblast" "${flag[@]}" --switch "$work/sw.sock" \
-		--dir "$work" --size "$size" --seconds "$secs" --idle 2 ||
-		echo '{"mpps":0,"gbps":0}'
+		--dir "$work" --size "$size" --seconds "$secs" --idle 2 >"$work/rate.out" ||
+		echo '{"mpps":0,"gbps":0}' >"$work/rate.out"
+	tail -n 1 "$work/rate.out" >"$work/rate.json"
 	kill "$sw" 2>/dev/null || true
 	wait "$sw" 2>/dev/null || true
 }
 
 bench_rate() {
-	local size variant r json key
+	local size variant r json
 	local -a variants=(vecswitch hub vde_switch)
 	local -A mpps=() gbps=()
 
@@ -54,18 +55,22 @@ bench_rate() {
 		for r in $(seq 1 "$runs"); do
 			for variant in "${variants[@]}"; do
 				say "rate $variant ${size}B run $r/$runs"
-				json=$(rate_once "$variant" "$size" | tail -n 1)
+				rate_once "$variant" "$size"
+				json=$(cat "$work/rate.json")
 				echo "$json" >>"$out/rate.jsonl"
 				mpps[$variant $size]+=" $(echo "$json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["mpps"])')"
 				gbps[$variant $size]+=" $(echo "$json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["gbps"])')"
 			done
 		done
 	done
-	for key in "${!mpps[@]}"; do
-		read -r variant size <<<"$key"
-		# shellcheck disable=SC2086  # the lists split into numbers
-		record rate "${size}B" "$variant" Mpps "$(median_of ${mpps[$key]})" "" "${mpps[$key]# }"
-		# shellcheck disable=SC2086
-		record rate "${size}B-gbps" "$variant" Gbit/s "$(median_of ${gbps[$key]})" "" "${gbps[$key]# }"
+	for size in 64 1514; do
+		for variant in "${variants[@]}"; do
+			# shellcheck disable=SC2086  # the lists split into numbers
+			record rate "${size}B" "$variant" Mpps "$(median_of ${mpps[$variant $size]})" "" \
+				"${mpps[$variant $size]# }"
+			# shellcheck disable=SC2086
+			record rate "${size}B-gbps" "$variant" Gbit/s "$(median_of ${gbps[$variant $size]})" "" \
+				"${gbps[$variant $size]# }"
+		done
 	done
 }

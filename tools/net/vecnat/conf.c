@@ -166,10 +166,6 @@ static void derive(struct nat_config *cfg, const char *dns)
 }
 
 /*
- * tcp|udp:[HOSTADDR:]HOSTPORT:GUESTADDR:GUESTPORT into @f; NULL, or what
- * is wrong with it
- */
-/*
  * Split @buf at the colons that are not inside brackets, in place; the
  * number of fields, or -1 for more than @max or a bracket not closed
  * before a colon or the end
@@ -213,6 +209,10 @@ static int spec_addr(char *s, struct in_addr *a, struct in6_addr *a6)
 	return inet_pton(AF_INET6, s + 1, a6) == 1 ? 1 : -1;
 }
 
+/*
+ * tcp|udp:[HOSTADDR:]HOSTPORT:GUESTADDR:GUESTPORT into @f; NULL, or what
+ * is wrong with it
+ */
 const char *nat_fwd_parse(const struct nat_config *cfg, const char *spec,
 			  struct nat_fwd *f)
 {

@@ -213,8 +213,10 @@ const char *nat_vnet_in(const uint8_t *h, uint8_t *f, size_t len, bool whole,
 	if (type == VIRTIO_NET_HDR_GSO_NONE) {
 		if (flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) {
 			/* the field holds the pseudo-header's sum: add the rest */
-			wr16(f + start + off,
-			     ~fold(sum16(0, f + start, len - start)) & 0xffff);
+			unsigned int c = ~fold(sum16(0, f + start, len - start)) & 0xffff;
+
+			/* 0 is "no checksum" to UDP: all ones is the same sum */
+			wr16(f + start + off, c ? c : 0xffff);
 		}
 		emit(arg, f, len);
 		return NULL;
@@ -240,7 +242,8 @@ const char *nat_vnet_in(const uint8_t *h, uint8_t *f, size_t len, bool whole,
 		if (lo.hlen - ETH_HLEN + payload > IP_MAX)
 			chunk = (IP_MAX - (lo.hlen - ETH_HLEN)) / size * size;
 	}
-	if (!chunk || lo.hlen - ETH_HLEN + chunk > IP_MAX)
+	if (!chunk ||
+	    lo.hlen - ETH_HLEN + (chunk < payload ? chunk : payload) > IP_MAX)
 		return "a segment size too large for IP";
 	n = (payload + chunk - 1) / chunk;
 	if (n > NAT_SEGS_MAX)

@@ -67,6 +67,7 @@ struct nat {
 	struct nat_gro gro;		/* the last held frame, while it grows */
 	bool growing;
 	bool rx_vnet, tx_vnet;		/* headers agreed, each way */
+	bool mode_due;			/* our MODE could not go yet */
 	unsigned int hellos;		/* HELLOs sent */
 	int64_t hello_ms;		/* when the last one went */
 	uint64_t rx_frames, rx_refused, tx_frames, tx_dropped, guest_errors;
@@ -112,16 +113,24 @@ static uint64_t tx_segs(const struct nat *n, unsigned int from, unsigned int to)
 	return c;
 }
 
+static bool msg_send(struct nat *n, enum vecnet_msg_type type);
+
 /*
  * Send the held frames to the switch, in order.  A full socket gets two
  * waits of SEND_WAIT_MS for room; what still does not fit is dropped
- * (TCP sends it again, a guest asks again).
+ * (TCP sends it again, a guest asks again).  Our MODE, if it could not
+ * go when due, goes first: until it has, frames go plain.
  */
 static void tx_flush(struct nat *n)
 {
-	unsigned int done = 0, i, skip = n->tx_vnet ? 0 : NAT_VNET_HLEN;
+	unsigned int done = 0, i, skip;
 	int tries = 0, r;
 
+	if (n->mode_due && msg_send(n, VECNET_MSG_MODE)) {
+		n->mode_due = false;
+		n->tx_vnet = true;
+	}
+	skip = n->tx_vnet ? 0 : NAT_VNET_HLEN;
 	tx_close(n);
 	for (i = 0; i < n->ntx; i++) {
 		n->txv[i] = (struct iovec){ tx_slot[i] + skip,
@@ -345,9 +354,14 @@ static void frame_in(void *arg, uint8_t *f, size_t len)
 	slirp_input(n->slirp, f, len);
 }
 
-/* A HELLO or MODE for the switch, straight out: nothing may pass it */
-static void msg_send(struct nat *n, enum vecnet_msg_type type)
+/*
+ * A HELLO or MODE for the switch, straight out: nothing may pass it.
+ * A full socket gets one wait of SEND_WAIT_MS; false if it did not go.
+ */
+static bool msg_send(struct nat *n, enum vecnet_msg_type type)
 {
+	struct pollfd p = { .fd = n->fd, .events = POLLOUT };
+	int i;
 	struct vecnet_msg m = {
 		.version = VECNET_MSG_VERSION,
 		.type = type,
@@ -358,9 +372,17 @@ static void msg_send(struct nat *n, enum vecnet_msg_type type)
 	};
 
 	memcpy(m.magic, VECNET_MSG_MAGIC, VECNET_MSG_MAGIC_LEN);
-	if (send(n->fd, &m, sizeof(m), MSG_DONTWAIT) < 0 &&
-	    (errno == ECONNREFUSED || errno == ENOTCONN))
-		n->gone = true;
+	for (i = 0; i < 2; i++) {
+		if (send(n->fd, &m, sizeof(m), MSG_DONTWAIT) == sizeof(m))
+			return true;
+		if (errno == ECONNREFUSED || errno == ENOTCONN) {
+			n->gone = true;
+			return false;
+		}
+		if (!i)
+			poll(&p, 1, SEND_WAIT_MS);
+	}
+	return false;
 }
 
 /* Ask for headers, up to HELLO_TRIES times a second apart */
@@ -368,8 +390,9 @@ static void hello(struct nat *n)
 {
 	int64_t now = now_ns() / 1000000;
 
-	if (n->rx_vnet || n->hellos == HELLO_TRIES ||
-	    (n->hellos && now - n->hello_ms < 1000))
+	/* a HELLO starts over plain: never once our MODE is due or sent */
+	if (n->rx_vnet || n->tx_vnet || n->mode_due ||
+	    n->hellos == HELLO_TRIES || (n->hellos && now - n->hello_ms < 1000))
 		return;
 	n->hellos++;
 	n->hello_ms = now;
@@ -388,11 +411,12 @@ static void msg_in(struct nat *n, const uint8_t *buf)
 	if (m->version != VECNET_MSG_VERSION || m->type != VECNET_MSG_MODE)
 		return;
 	n->rx_vnet = ntohs(m->mode.flags) & VECNET_MSG_F_VNET;
-	if (!n->rx_vnet || n->tx_vnet)
+	if (!n->rx_vnet || n->tx_vnet || n->mode_due)
 		return;
+	/* the frames held go plain, then ours; tx_flush tries again if need be */
 	tx_flush(n);
-	msg_send(n, VECNET_MSG_MODE);
-	n->tx_vnet = true;
+	n->mode_due = true;
+	tx_flush(n);
 }
 
 /* Frames from the switch, a batch of them, into libslirp */
@@ -430,10 +454,10 @@ static void frames_in(struct nat *n)
 		/* no frame behind the header: not ours */
 		if (len < NAT_VNET_HLEN + 14)
 			continue;
-		if (buf[1] != VIRTIO_NET_HDR_GSO_NONE)
-			n->rx_gso++;
 		why = nat_vnet_in(buf, buf + NAT_VNET_HLEN, len - NAT_VNET_HLEN,
 				  true, frame_in, n);
+		if (!why && buf[1] != VIRTIO_NET_HDR_GSO_NONE)
+			n->rx_gso++;
 		if (why) {
 			n->rx_refused++;
 			if (n->cfg.verbose)
