@@ -13,7 +13,7 @@
  *	vecnet_encap.c		the transports: the host descriptors and what
  *				leads a frame on the wire (the core calls them
  *				through struct vecnet_transport)
- *	vecnet_kern.c		the core: up and down, queues, features,
+ *	vecnet_core.c		the core: up and down, queues, features,
  *				interrupts and the NAPI poll, the peer's link
  *	vecnet_rx.c		receive: a batch per host call, frames up
  *	vecnet_nego.c		virtio-net headers agreed with the peer, and
@@ -518,6 +518,18 @@ struct vecnet_chans {
 	struct vecnet_chan ch[VECNET_QUEUES_MAX][VECNET_CHAN_MAX];
 };
 
+/*
+ * ethtool -C (vecnet_ethtool.c writes them, the paths read them with
+ * READ_ONCE): how long transmit holds a batch and receive a one-way
+ * stream, and whether each adapts to the traffic
+ */
+struct vecnet_coalesce {
+	u32 tx_usecs;
+	bool tx_adaptive;
+	u32 rx_usecs;
+	bool rx_adaptive;
+};
+
 /* The peer looked for while it is lost, and announcements to it */
 struct vecnet_link {
 	struct delayed_work work;
@@ -563,10 +575,7 @@ struct vecnet_dev {
 	/* the rings' slots while up; cfg's take effect at the next up */
 	u32 rx_depth;
 	u32 tx_depth;
-	u32 tx_usecs;
-	bool tx_adaptive;		/* ethtool -C adaptive-tx */
-	u32 rx_usecs;
-	bool rx_adaptive;		/* ethtool -C adaptive-rx */
+	struct vecnet_coalesce coal;
 
 	struct vecnet_chans chan;
 	struct vecnet_link link;
@@ -633,7 +642,7 @@ void vecnet_set_ethtool_ops(struct net_device *dev);
 int vecnet_tap_attach(struct vecnet_dev *vn, const char *ifname, bool mq);
 int vecnet_tap_offload(int fd, netdev_features_t features);
 
-/* vecnet_kern.c */
+/* vecnet_core.c */
 void vecnet_core_init(struct vecnet_dev *vn);
 void vecnet_run_dir_init(void);
 const char *vecnet_run_dir(void);

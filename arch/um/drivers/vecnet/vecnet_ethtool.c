@@ -62,10 +62,10 @@ static int vecnet_get_coalesce(struct net_device *dev,
 {
 	struct vecnet_dev *vn = netdev_priv(dev);
 
-	ec->tx_coalesce_usecs = READ_ONCE(vn->tx_usecs);
-	ec->use_adaptive_tx_coalesce = READ_ONCE(vn->tx_adaptive);
-	ec->rx_coalesce_usecs = READ_ONCE(vn->rx_usecs);
-	ec->use_adaptive_rx_coalesce = READ_ONCE(vn->rx_adaptive);
+	ec->tx_coalesce_usecs = READ_ONCE(vn->coal.tx_usecs);
+	ec->use_adaptive_tx_coalesce = READ_ONCE(vn->coal.tx_adaptive);
+	ec->rx_coalesce_usecs = READ_ONCE(vn->coal.rx_usecs);
+	ec->use_adaptive_rx_coalesce = READ_ONCE(vn->coal.rx_adaptive);
 	return 0;
 }
 
@@ -84,10 +84,10 @@ static int vecnet_set_coalesce(struct net_device *dev,
 		NL_SET_ERR_MSG(extack, "rx-usecs is at most 10000");
 		return -ERANGE;
 	}
-	WRITE_ONCE(vn->rx_usecs, ec->rx_coalesce_usecs);
-	WRITE_ONCE(vn->rx_adaptive, !!ec->use_adaptive_rx_coalesce);
-	WRITE_ONCE(vn->tx_usecs, ec->tx_coalesce_usecs);
-	WRITE_ONCE(vn->tx_adaptive, !!ec->use_adaptive_tx_coalesce);
+	WRITE_ONCE(vn->coal.rx_usecs, ec->rx_coalesce_usecs);
+	WRITE_ONCE(vn->coal.rx_adaptive, !!ec->use_adaptive_rx_coalesce);
+	WRITE_ONCE(vn->coal.tx_usecs, ec->tx_coalesce_usecs);
+	WRITE_ONCE(vn->coal.tx_adaptive, !!ec->use_adaptive_tx_coalesce);
 	return 0;
 }
 
@@ -246,7 +246,12 @@ static const struct ethtool_ops vecnet_ethtool_ops = {
 	.flash_device			= vecnet_flash_device,
 };
 
+/* A new device: its ethtool operations, and its coalescing as at boot */
 void vecnet_set_ethtool_ops(struct net_device *dev)
 {
+	struct vecnet_dev *vn = netdev_priv(dev);
+
 	dev->ethtool_ops = &vecnet_ethtool_ops;
+	vn->coal.rx_usecs = VECNET_RX_USECS_DEFAULT;
+	vn->coal.rx_adaptive = true;
 }

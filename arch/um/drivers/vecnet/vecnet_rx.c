@@ -417,7 +417,7 @@ static int vecnet_rx_source(struct vecnet_queue *q, unsigned int s,
 static bool vecnet_rx_coalesce(struct vecnet_queue *q, unsigned long got)
 {
 	struct vecnet_dev *vn = q->vn;
-	u64 span = (u64)READ_ONCE(vn->rx_usecs) * NSEC_PER_USEC, now, sent;
+	u64 span = (u64)READ_ONCE(vn->coal.rx_usecs) * NSEC_PER_USEC, now, sent;
 	unsigned long flip, keep;
 	bool stream = false;
 	unsigned int s;
@@ -428,7 +428,7 @@ static bool vecnet_rx_coalesce(struct vecnet_queue *q, unsigned long got)
 	if (got) {
 		now = ktime_get_ns();
 		sent = vecnet_tx_packets(vn);
-		stream = span && (!READ_ONCE(vn->rx_adaptive) ||
+		stream = span && (!READ_ONCE(vn->coal.rx_adaptive) ||
 				  (sent == q->rx_sent &&
 				   (q->rx_held || now - q->rx_last_ns < span)));
 		q->rx_last_ns = now;

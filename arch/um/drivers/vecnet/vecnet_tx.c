@@ -198,7 +198,7 @@ static void vecnet_tx_flush(struct vecnet_queue *q)
 	struct vecnet_txq *tx = &q->tx;
 	unsigned int eintr = 0;
 
-	if (READ_ONCE(vn->tx_adaptive))
+	if (READ_ONCE(vn->coal.tx_adaptive))
 		q->last_flush_ns = ktime_get_ns();
 	while (tx->count) {
 		unsigned int n = min(tx->count, vn->tx_depth - tx->head);
@@ -383,9 +383,9 @@ static u32 vecnet_tx_hold_usecs(struct vecnet_queue *q,
 				const struct sk_buff *skb)
 {
 	struct vecnet_dev *vn = q->vn;
-	u32 usecs = READ_ONCE(vn->tx_usecs);
+	u32 usecs = READ_ONCE(vn->coal.tx_usecs);
 
-	if (!READ_ONCE(vn->tx_adaptive))
+	if (!READ_ONCE(vn->coal.tx_adaptive))
 		return usecs;
 	usecs = usecs ?: VECNET_ADAPT_USECS;
 	if (skb->len > VECNET_ADAPT_SMALL ||

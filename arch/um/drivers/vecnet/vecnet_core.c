@@ -836,7 +836,7 @@ static void vecnet_rx_answered(struct vecnet_dev *vn)
 {
 	unsigned int i;
 
-	if (!READ_ONCE(vn->rx_adaptive))
+	if (!READ_ONCE(vn->coal.rx_adaptive))
 		return;
 	for (i = 0; i < vn->nq; i++)
 		if (unlikely(READ_ONCE(vn->q[i].rx_held)))
@@ -964,8 +964,6 @@ void vecnet_core_init(struct vecnet_dev *vn)
 	/* enabled while the device is up (vecnet_open, vecnet_stop) */
 	disable_delayed_work(&vn->link.work);
 	disable_delayed_work(&vn->link.announce_work);
-	vn->rx_usecs = VECNET_RX_USECS_DEFAULT;
-	vn->rx_adaptive = true;
 	dev->netdev_ops = &vecnet_netdev_ops;
 	netif_carrier_off(dev);
 }
