@@ -14,12 +14,16 @@
  *				leads a frame on the wire (the core calls them
  *				through struct vecnet_transport)
  *	vecnet_core.c		the core: up and down, queues, features,
- *				interrupts and the NAPI poll, the peer's link
+ *				interrupts and the NAPI poll, the link check
  *	vecnet_rx.c		receive: a batch per host call, frames up
  *	vecnet_nego.c		virtio-net headers agreed with the peer, and
- *				further queues joined
+ *				the messages that join further queues
+ *	vecnet_peer.c		the peer's link: the queues that take frames
+ *				(further queues joined and left), a peer
+ *				gone and lost, the link check's backoff, why
+ *				the peer does not answer, announcements
  *	vecnet_tx.c		transmit: queue choice, xmit, batches out,
- *				backpressure, a peer lost
+ *				backpressure
  *	vecnet_chan.c		shortcut channels to other guests
  *	vecnet_ring.c		the rings: their slots filled and emptied
  *	vecnet_stats.c		the counters of ethtool -S and qstats
@@ -490,7 +494,7 @@ struct vecnet_nego {
 	u32 tx_frame;
 };
 
-/* Queues after the first (vecnet_nego.c, vecnet_tx.c) */
+/* Queues after the first: vecnet_peer.c writes them */
 struct vecnet_mq {
 	/*
 	 * The queues transmit may use, a bit each, written under the
@@ -498,8 +502,6 @@ struct vecnet_mq {
 	 * the switch has said so (vecnet_nego.c); the others always.
 	 */
 	unsigned long live;
-	/* threaded NAPI turned on for several queues (vecnet_spread_napi) */
-	bool napi_spread;
 	/*
 	 * The switch's QUEUES cookie, which the further queues' JOINs show;
 	 * written under every queue's tx.lock, so any one of them reads it
@@ -530,7 +532,11 @@ struct vecnet_coalesce {
 	bool rx_adaptive;
 };
 
-/* The peer looked for while it is lost, and announcements to it */
+/*
+ * The peer looked for while it is lost, and announcements to it: state
+ * of vecnet_peer.c, whose calls the others make.  The work is the core's
+ * link check.
+ */
 struct vecnet_link {
 	struct delayed_work work;
 	unsigned int backoff_ms;
@@ -541,6 +547,8 @@ struct vecnet_link {
 	int why;
 	const char *path;
 	const char *want;
+	/* no peer asked for headers since up or since it was lost */
+	bool fresh;
 	/* Gratuitous ARP and unsolicited NA once the peer can hear them */
 	struct delayed_work announce_work;
 	unsigned int announce_waits;	/* for the link watch, see there */
@@ -565,6 +573,8 @@ struct vecnet_dev {
 	bool gro_hw_held;
 	/* RTNL: vecnet_open() succeeded, vecnet_stop() has not run since */
 	bool opened;
+	/* threaded NAPI turned on for several queues (vecnet_spread_napi) */
+	bool napi_spread;
 	unsigned int batch;
 	/*
 	 * Free transmit slots xmit needs: 1, or with super-frames beyond
@@ -662,8 +672,6 @@ int vecnet_reshape(struct net_device *dev, const struct vecnet_shape *s,
 int vecnet_set_queues(struct net_device *dev, unsigned int n);
 void vecnet_close_fd(struct vecnet_dev *vn);
 int vecnet_replace_fd(struct vecnet_dev *vn, int fd);
-void vecnet_link_unreachable(struct vecnet_dev *vn, const char *path,
-			     const char *want, int err);
 
 /* vecnet_rx.c */
 int vecnet_rx(struct vecnet_queue *q, int budget);
@@ -681,6 +689,28 @@ bool vecnet_nego_plain(const struct vecnet_dev *vn);
 bool vecnet_nego_mq_rx(struct vecnet_queue *q, const u8 *m, unsigned int len,
 		       int *fd);
 
+/* vecnet_peer.c: the link's state, written only there */
+void vecnet_peer_init(struct vecnet_dev *vn,
+		      void (*check)(struct work_struct *work));
+void vecnet_peer_open(struct vecnet_dev *vn);
+void vecnet_peer_start(struct vecnet_dev *vn, bool peer_there);
+void vecnet_peer_stop_check(struct vecnet_dev *vn);
+void vecnet_peer_stop(struct vecnet_dev *vn);
+void vecnet_link_unreachable(struct vecnet_dev *vn, const char *path,
+			     const char *want, int err);
+void vecnet_peer_probed(struct vecnet_dev *vn, int err);
+bool vecnet_peer_fresh(struct vecnet_dev *vn);
+void vecnet_peer_announce(struct vecnet_dev *vn);
+void vecnet_peer_check_now(struct vecnet_dev *vn);
+bool vecnet_peer_gone(const struct vecnet_dev *vn, int err);
+void vecnet_peer_lost(struct vecnet_dev *vn);
+void vecnet_peer_lost_rx(struct vecnet_dev *vn);
+void vecnet_peer_q_gone(struct vecnet_queue *q);
+void vecnet_peer_sent(struct vecnet_dev *vn);
+void vecnet_mq_join(struct vecnet_queue *q);
+void vecnet_mq_unjoin_all(struct vecnet_dev *vn);
+void vecnet_mq_set_cookie(struct vecnet_dev *vn, const u8 *cookie);
+
 /* vecnet_tx.c */
 void vecnet_xmit(struct sk_buff *skb, struct net_device *dev);
 netdev_tx_t vecnet_xmit_big(struct sk_buff *skb, struct net_device *dev);
@@ -688,13 +718,7 @@ void vecnet_tx_big_setup(struct vecnet_dev *vn);
 u16 vecnet_select_queue(struct net_device *dev, struct sk_buff *skb,
 			struct net_device *sb_dev);
 void vecnet_tx_poll(struct vecnet_queue *q, bool resume);
-bool vecnet_peer_gone(const struct vecnet_dev *vn, int err);
-/* Called with queue 0's tx.lock held */
-void vecnet_peer_lost(struct vecnet_dev *vn);
 void vecnet_tx_kick_flush(struct vecnet_dev *vn);
-/* ...and further queues joined, or not */
-void vecnet_mq_join(struct vecnet_queue *q);
-void vecnet_mq_unjoin_all(struct vecnet_dev *vn);
 
 /* vecnet_chan.c */
 void vecnet_chan_init(struct vecnet_dev *vn);
@@ -725,14 +749,12 @@ void vecnet_rx_slot(struct vecnet_queue *q, unsigned int i);
 struct sk_buff *vecnet_rx_take(struct vecnet_queue *q, unsigned int i,
 			       unsigned int len);
 struct netdev_queue *vecnet_netdev_queue(const struct vecnet_queue *q);
-/* Called with the queue's tx.lock held */
 void vecnet_tx_slot(struct vecnet_queue *q, unsigned int slot,
 		    struct sk_buff *skb, bool hdr);
 void vecnet_tx_pop(struct vecnet_queue *q, bool sent);
 void vecnet_tx_drop_all(struct vecnet_queue *q);
 void vecnet_tx_check_full(struct vecnet_queue *q);
 void vecnet_tx_unsteer(struct vecnet_queue *q, unsigned int chan);
-/* ...with queue 0's */
 void vecnet_tx_queue_raw(struct vecnet_dev *vn, struct sk_buff *skb);
 void vecnet_tx_drop_queued(struct vecnet_dev *vn);
 

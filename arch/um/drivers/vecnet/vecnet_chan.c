@@ -97,8 +97,8 @@ static void vecnet_chan_tell(struct vecnet_dev *vn, const u8 *mac)
 }
 
 /*
- * Called with @q's tx.lock held: stop using @q's channel @idx and close
- * it soon; @tell: the guest gives it up, and says so to the switch
+ * Stop using @q's channel @idx and close it soon; @tell: the guest gives
+ * it up, and says so to the switch
  */
 static void vecnet_chan_drop(struct vecnet_queue *q, unsigned int idx,
 			     bool tell)
@@ -106,6 +106,7 @@ static void vecnet_chan_drop(struct vecnet_queue *q, unsigned int idx,
 	struct vecnet_dev *vn = q->vn;
 	struct vecnet_chan *c = &vn->chan.ch[q->index][idx];
 
+	lockdep_assert_held(&q->tx.lock);
 	if (c->state != VECNET_CHAN_PENDING && c->state != VECNET_CHAN_ACTIVE)
 		return;
 	if (c->state == VECNET_CHAN_ACTIVE)
@@ -119,8 +120,8 @@ static void vecnet_chan_drop(struct vecnet_queue *q, unsigned int idx,
 }
 
 /*
- * Called with queue 0's tx.lock held: @fn on every queue that may own
- * channels, each further one under its own tx.lock too
+ * @fn on every queue that may own channels, each further one under its
+ * own tx.lock, inside queue 0's
  */
 static void vecnet_chan_each_queue(struct vecnet_dev *vn, const u8 *mac,
 				   void (*fn)(struct vecnet_queue *q,
@@ -154,12 +155,13 @@ static int vecnet_chan_find(const struct vecnet_queue *q, const u8 *mac)
 	return -1;
 }
 
-/* Called with @q's tx.lock held: its channel to @mac goes (NULL: all) */
+/* @q's channel to @mac goes (NULL: all) */
 static void vecnet_chan_kill_q(struct vecnet_queue *q, const u8 *mac)
 {
 	unsigned int i;
 	int found;
 
+	lockdep_assert_held(&q->tx.lock);
 	if (mac) {
 		found = vecnet_chan_find(q, mac);
 		if (found >= 0)
@@ -170,9 +172,10 @@ static void vecnet_chan_kill_q(struct vecnet_queue *q, const u8 *mac)
 		vecnet_chan_drop(q, i, false);
 }
 
-/* Called with queue 0's tx.lock held: the peer or our address changed */
+/* The peer or our address changed: every channel goes */
 void vecnet_chan_kill_all(struct vecnet_dev *vn)
 {
+	lockdep_assert_held(&vn->q[0].tx.lock);
 	vecnet_chan_each_queue(vn, NULL, vecnet_chan_kill_q);
 }
 
@@ -241,14 +244,16 @@ void vecnet_chan_allow_fds(struct vecnet_dev *vn, bool allow, bool per_queue)
 }
 
 /*
- * Called with queue 0's tx.lock held, and @q's: a free channel slot of
- * @q takes @fd, the channel to @mac; -ENOSPC when @q has none free
+ * A free channel slot of @q takes @fd, the channel to @mac; -ENOSPC when
+ * @q has none free
  */
 static int vecnet_chan_take(struct vecnet_queue *q, const u8 *mac, int fd)
 {
 	struct vecnet_chan *ch = q->vn->chan.ch[q->index];
 	int i;
 
+	lockdep_assert_held(&q->vn->q[0].tx.lock);
+	lockdep_assert_held(&q->tx.lock);
 	/* a new channel to the same address replaces the old one */
 	vecnet_chan_kill_q(q, mac);
 	for (i = 0; i < VECNET_CHAN_MAX; i++)
@@ -323,12 +328,13 @@ void vecnet_chan_revoke(struct vecnet_dev *vn, const u8 *mac)
 	spin_unlock(&vn->q[0].tx.lock);
 }
 
-/* Called with @q's tx.lock held: the channel of @q an outgoing frame takes */
+/* The channel of @q an outgoing frame takes */
 u8 vecnet_chan_pick(const struct vecnet_queue *q, const struct sk_buff *skb)
 {
 	const struct ethhdr *eth = (const struct ethhdr *)skb->data;
 	unsigned int i;
 
+	lockdep_assert_held(&q->tx.lock);
 	if (skb_headlen(skb) < ETH_HLEN || eth->h_proto == htons(ETH_P_8021Q))
 		return VECNET_CHAN_NONE;
 	for (i = 0; i < VECNET_CHAN_MAX; i++) {
@@ -407,8 +413,7 @@ bool vecnet_chan_msg(struct vecnet_chan *c, const u8 *data, unsigned int len)
 }
 
 /*
- * Called with @q's tx.lock held: a send on its channel @idx failed with
- * @err.
+ * A send on @q's channel @idx failed with @err.
  * Returns true when the channel is given up, and its frames go to the
  * switch: its other end closed, or it has said "later" for longer than
  * VECNET_CHAN_STALL_NS.  A guest that stopped reading must not hold up
@@ -420,6 +425,7 @@ bool vecnet_chan_send_failed(struct vecnet_queue *q, unsigned int idx, int err)
 	struct vecnet_chan *c = &q->vn->chan.ch[q->index][idx];
 	u64 now;
 
+	lockdep_assert_held(&q->tx.lock);
 	switch (err) {
 	case -ECONNREFUSED:	/* the other guest closed its end */
 	case -ENOTCONN:
@@ -443,9 +449,10 @@ bool vecnet_chan_send_failed(struct vecnet_queue *q, unsigned int idx, int err)
 	return false;
 }
 
-/* Called with @q's tx.lock held: its channel @idx took frames */
+/* @q's channel @idx took frames */
 void vecnet_chan_sent(struct vecnet_queue *q, unsigned int idx)
 {
+	lockdep_assert_held(&q->tx.lock);
 	q->vn->chan.ch[q->index][idx].stall_ns = 0;
 }
 

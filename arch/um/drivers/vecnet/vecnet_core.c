@@ -6,9 +6,11 @@
  * descriptor (which the transport opens), a receive ring and a transmit
  * ring (vecnet_ring.c), NAPI and two interrupts.  Here the device comes
  * up and goes down, changes its queues, features and address, and
- * follows its peer: the link work finds a lost peer again and checks a
- * present one, and the carrier follows.  NAPI sends what transmit has
- * pending (vecnet_tx.c), then receives (vecnet_rx.c).
+ * follows its peer: the link check asks the transport for a lost peer
+ * and checks a present one, the negotiation asks it for headers, and the
+ * carrier follows (the link's own state, its backoff and announcements
+ * are vecnet_peer.c's).  NAPI sends what transmit has pending
+ * (vecnet_tx.c), then receives (vecnet_rx.c).
  */
 
 #include <linux/init.h>
@@ -19,12 +21,6 @@
 #include <os.h>
 #include "vecnet.h"
 #include "vecnet_user.h"
-
-/* Reconnect attempts back off to the once-a-second check */
-#define VECNET_LINK_CHECK_MS	1000
-/* how long an announcement waits for the link watch: 50 x 20 ms */
-#define VECNET_ANNOUNCE_WAITS	50
-#define VECNET_ANNOUNCE_WAIT_MS	20
 
 static void vecnet_qkick(struct vecnet_queue *q)
 {
@@ -146,148 +142,7 @@ static int vecnet_poll(struct napi_struct *napi, int budget)
 	return work;
 }
 
-/* ---- the link to the peer ------------------------------------------------ */
-
-/*
- * A switch learns where a guest lives from the frames the guest sends;
- * until then frames for it have nowhere to go.  So tell the segment as
- * soon as the carrier comes on, as a migrated virtio guest does.  This
- * needs RTNL, which the stop path holds while it cancels this work:
- * take it only when free, else look again shortly.
- */
-static void vecnet_announce_work(struct work_struct *work)
-{
-	struct vecnet_dev *vn = container_of(to_delayed_work(work),
-					     struct vecnet_dev,
-					     link.announce_work);
-
-	if (!rtnl_trylock()) {
-		schedule_delayed_work(&vn->link.announce_work, 1);
-		return;
-	}
-	/*
-	 * A carrier that comes back on reaches the queue through the link
-	 * watch, which runs as work of its own; until it has, the stack
-	 * drops what it sends.  The link watch sets the operating state
-	 * and starts the queue in one RTNL section, so wait for the former
-	 * (for a second at most: a device held dormant never gets there).
-	 */
-	if (netif_running(vn->dev) && netif_carrier_ok(vn->dev) &&
-	    !netif_oper_up(vn->dev) &&
-	    vn->link.announce_waits++ < VECNET_ANNOUNCE_WAITS) {
-		rtnl_unlock();
-		schedule_delayed_work(&vn->link.announce_work,
-				      msecs_to_jiffies(VECNET_ANNOUNCE_WAIT_MS));
-		return;
-	}
-	vn->link.announce_waits = 0;
-	if (netif_running(vn->dev) && netif_carrier_ok(vn->dev))
-		__netdev_notify_peers(vn->dev);
-	rtnl_unlock();
-}
-
-/*
- * Count a try at the peer's socket that failed with @err, by reason, so
- * that ethtool -S says why the carrier is off: the reason that lasts is
- * the counter that keeps rising.  @dir: EACCES came from a directory on
- * the way, not from the socket itself.
- */
-static void vecnet_link_count(struct vecnet_dev *vn, int err, bool dir)
-{
-	switch (err) {
-	case -ENOENT:
-		vecnet_count_link(vn, peer_no_socket);
-		break;
-	case -ECONNREFUSED:
-		vecnet_count_link(vn, peer_refused);
-		break;
-	case -EACCES:
-		if (dir)
-			vecnet_count_link(vn, peer_dir_denied);
-		else
-			vecnet_count_link(vn, peer_denied);
-		break;
-	case -EPROTOTYPE:
-		vecnet_count_link(vn, peer_wrong_socket);
-		break;
-	default:
-		vecnet_count_link(vn, peer_unreachable);
-	}
-}
-
-/*
- * Why the socket at @path does not answer, in words, with what to do
- * about it; counted every time (vecnet_link_count), said when the
- * reason changes, not at every retry.  @want is the switch option that
- * makes the kind of socket the transport needs; NULL when @path is not
- * the peer's but the device's own, which it failed to bind (bess's
- * src=).  The probe's errors come back here through vecnet_link_work.
- */
-void vecnet_link_unreachable(struct vecnet_dev *vn, const char *path,
-			     const char *want, int err)
-{
-	unsigned int uid = 0, gid = 0, mode = 0, me = 0;
-	struct net_device *dev = vn->dev;
-	bool dir = false;
-
-	/* the link work tries the peer's socket again, not the device's */
-	if (want) {
-		vn->link.path = path;
-		vn->link.want = want;
-	}
-	/* no owner to show: the socket is behind a closed directory */
-	if (err == -EACCES)
-		dir = vecnet_user_file_owner(path, &uid, &gid, &mode, &me) != 0;
-	vecnet_link_count(vn, err, dir);
-	if (err == vn->link.why)
-		return;
-	vn->link.why = err;
-	switch (err) {
-	case -ENOENT:
-		if (!want)
-			netdev_warn(dev, "%s: no directory to bind this device's socket in\n",
-				    path);
-		else
-			netdev_info(dev, "no socket at %s yet (is the switch running?): carrier off until one answers\n",
-				    path);
-		break;
-	case -ECONNREFUSED:
-		netdev_info(dev, "nobody reads the socket at %s (has the switch stopped?): carrier off until one does\n",
-			    path);
-		break;
-	case -EACCES:
-		if (dir)
-			netdev_warn(dev, "%s: permission denied on the way there: a directory is closed to host uid %u, which this guest runs as\n",
-				    path, me);
-		else
-			netdev_warn(dev, "%s: permission denied: the socket is uid %u gid %u mode %04o, this guest runs as host uid %u; the switch's --mode and --group say who may attach (--mode 0660 --group G, with this user in G)\n",
-				    path, uid, gid, mode, me);
-		break;
-	case -EPROTOTYPE:
-		netdev_warn(dev, "%s: wrong kind of socket: is it the switch's --vhost-user or --stream socket? use its %s one\n",
-			    path, want);
-		break;
-	case -EADDRINUSE:
-		netdev_warn(dev, "%s: in use by a socket that is still open (another guest's?): give this device a path of its own\n",
-			    path);
-		break;
-	case -ENOTDIR:
-		netdev_warn(dev, "%s: a part of the path on the way there is not a directory\n",
-			    path);
-		break;
-	case -ENAMETOOLONG:
-		netdev_warn(dev, "%s: too long for a unix socket's address (%d bytes at most)\n",
-			    path, VECNET_UNIX_PATH_MAX - 1);
-		break;
-	case -EAGAIN:
-		netdev_info(dev, "%s: the listener's backlog is full (is the switch stuck?): trying again\n",
-			    path);
-		break;
-	default:
-		netdev_warn(dev, "cannot %s the socket at %s: %pe\n",
-			    want ? "reach" : "bind", path, ERR_PTR(err));
-	}
-}
+/* ---- the link check ----------------------------------------------------- */
 
 /*
  * The probe found the peer (@restarted: a new one in place of the one
@@ -299,10 +154,7 @@ static void vecnet_link_present(struct vecnet_dev *vn, bool restarted)
 	struct net_device *dev = vn->dev;
 	bool was_on = netif_carrier_ok(dev);
 
-	/* a later failure is worth saying again */
-	vn->link.why = 0;
-	/* nego_tries is 0 once the peer was lost: a new one is asked */
-	if (restarted || !vn->nego.tries)
+	if (vecnet_peer_fresh(vn) || restarted)
 		vecnet_nego_start(vn);
 	else
 		vecnet_nego_tick(vn);
@@ -315,51 +167,34 @@ static void vecnet_link_present(struct vecnet_dev *vn, bool restarted)
 		netif_carrier_on(dev);
 		vecnet_count_link(vn, peer_back);
 		netdev_info(dev, "peer back, carrier on\n");
-		schedule_delayed_work(&vn->link.announce_work, 0);
+		vecnet_peer_announce(vn);
 	} else if (was_on && restarted) {
 		vecnet_count_link(vn, peer_back);
 		netdev_info(dev, "peer restarted\n");
-		schedule_delayed_work(&vn->link.announce_work, 0);
+		vecnet_peer_announce(vn);
 	}
 	vecnet_kick(vn);
 }
 
-/* Reconnects a lost peer, and checks a present one once a second */
-static void vecnet_link_work(struct work_struct *work)
+/*
+ * Reconnects a lost peer, and checks a present one once a second; when
+ * it looks next is vecnet_peer_probed()'s to say
+ */
+static void vecnet_link_check(struct work_struct *work)
 {
 	struct vecnet_dev *vn = container_of(to_delayed_work(work),
 					     struct vecnet_dev, link.work);
-	struct net_device *dev = vn->dev;
-	unsigned int delay = VECNET_LINK_CHECK_MS;
 	int err;
 
 	err = vn->transport->probe_peer(vn);
-	if (err == VECNET_PEER_HELD) {
-		/*
-		 * The carrier was on when the probe looked; a send may have
-		 * taken it away since, and the probe has no say in that.
-		 */
-		vn->link.backoff_ms = VECNET_LINK_MIN_MS;
-	} else if (err >= 0) {
+	/*
+	 * VECNET_PEER_HELD: the carrier was on when the probe looked; a
+	 * send may have taken it away since, and the probe has no say in
+	 * that
+	 */
+	if (err >= 0 && err != VECNET_PEER_HELD)
 		vecnet_link_present(vn, err == VECNET_PEER_NEW);
-		vn->link.backoff_ms = VECNET_LINK_MIN_MS;
-	} else {
-		if (vecnet_peer_gone(vn, err) && netif_carrier_ok(dev)) {
-			spin_lock_bh(&vn->q[0].tx.lock);
-			vecnet_peer_lost(vn);
-			spin_unlock_bh(&vn->q[0].tx.lock);
-		}
-		/* a switch away for a restart is no news; a mistake is */
-		if (vn->link.path && err != -ENOENT && err != -ECONNREFUSED)
-			vecnet_link_unreachable(vn, vn->link.path,
-						vn->link.want, err);
-		else
-			vecnet_link_count(vn, err, false);
-		delay = vn->link.backoff_ms;
-		vn->link.backoff_ms = min(vn->link.backoff_ms * 2,
-					  VECNET_LINK_CHECK_MS);
-	}
-	schedule_delayed_work(&vn->link.work, msecs_to_jiffies(delay));
+	vecnet_peer_probed(vn, err);
 }
 
 /* ---- host descriptors and interrupts ------------------------------------ */
@@ -555,16 +390,10 @@ static int vecnet_open(struct net_device *dev)
 	vn->tx_depth = vn->cfg.tx_depth;
 	vn->nq = vn->cfg.queues;
 	vn->batch = vn->cfg.vec ? vn->rx_depth : 1;
-	vn->link.backoff_ms = VECNET_LINK_MIN_MS;
-	vn->link.why = 0;
-	vn->link.path = NULL;
 	vecnet_tx_big_setup(vn);
 	for (i = 0; i < vn->nq; i++)
 		vecnet_q_reset(&vn->q[i]);
-	/* a negotiating link's further queues wait for the switch's word */
-	vn->mq.cookie_ok = false;
-	vn->mq.live = vn->flags & VECNET_TF_NEGOTIATE ? BIT(0) :
-						      GENMASK(vn->nq - 1, 0);
+	vecnet_peer_open(vn);
 	/* An rx-gro-hw request made while up takes effect now */
 	netdev_update_features(dev);
 
@@ -591,9 +420,7 @@ static int vecnet_open(struct net_device *dev)
 	vecnet_napis_link(vn, true);
 
 	/* nothing fails from here on: the link works may run (vecnet_stop) */
-	enable_delayed_work(&vn->link.work);
-	enable_delayed_work(&vn->link.announce_work);
-	vn->nego.tries = 0;
+	vecnet_peer_start(vn, peer_there);
 	if (peer_there)
 		vecnet_nego_start(vn);
 	/* vnet=1: the carrier waits for the headers to be agreed */
@@ -601,17 +428,12 @@ static int vecnet_open(struct net_device *dev)
 		netif_carrier_on(dev);
 	else
 		netif_carrier_off(dev);
-	if (vn->transport->probe_peer)
-		schedule_delayed_work(&vn->link.work,
-				      msecs_to_jiffies(peer_there ?
-						       VECNET_LINK_CHECK_MS :
-						       VECNET_LINK_MIN_MS));
 	netif_tx_start_all_queues(dev);
 	/* Edge-triggered: frames queued before the IRQ existed raise none */
 	vecnet_kick(vn);
 	/* Runs once the device is up, after this returns */
 	if (peer_there)
-		schedule_delayed_work(&vn->link.announce_work, 0);
+		vecnet_peer_announce(vn);
 	vn->opened = true;
 	return 0;
 
@@ -632,19 +454,13 @@ static int vecnet_stop(struct net_device *dev)
 	if (!vn->opened)
 		return 0;
 	vn->opened = false;
-	/*
-	 * First the link work, which may replace the descriptor and so
-	 * must not run once NAPI is off.  Disabled, not only cancelled: a
-	 * peer lost in NAPI's last receive would queue it again.  It may
-	 * have queued the announcement, disabled once NAPI is off too.
-	 */
-	disable_delayed_work_sync(&vn->link.work);
+	/* first the link check, then NAPI, then the announcement */
+	vecnet_peer_stop_check(vn);
 	netif_tx_disable(dev);
 	vecnet_napis_link(vn, false);
 	vecnet_irqs_free(vn, vn->nq);
 	vecnet_napis_del(vn);
-	disable_delayed_work_sync(&vn->link.announce_work);
-	vn->link.announce_waits = 0;
+	vecnet_peer_stop(vn);
 	for (i = 0; i < vn->nq; i++) {
 		hrtimer_cancel(&vn->q[i].tx_timer);
 		hrtimer_cancel(&vn->q[i].retry_timer);
@@ -665,7 +481,6 @@ static int vecnet_stop(struct net_device *dev)
 	vecnet_rings_free(vn);
 	vn->transport->close(vn);
 	vecnet_nego_stop(vn);
-	vn->mq.live = 0;
 	/* With the rings gone, a pending rx-gro-hw request may apply */
 	netdev_update_features(dev);
 	return 0;
@@ -712,7 +527,7 @@ static int vecnet_shape_set(struct net_device *dev,
 }
 
 /*
- * With RTNL held: the queues (ethtool -L), the rings (-G) or the MTU
+ * The queues (ethtool -L), the rings (-G) or the MTU
  * change to @s.  The rings, their buffers and the host descriptors are
  * made for them when the device comes up, so a device that is up goes
  * down and up again inside: its queues stop, what its rings held is
@@ -725,6 +540,7 @@ int vecnet_reshape(struct net_device *dev, const struct vecnet_shape *s,
 	struct vecnet_shape old;
 	int err;
 
+	ASSERT_RTNL();
 	if (!netif_running(dev))
 		return vecnet_shape_set(dev, s);
 	vecnet_shape_get(dev, &old);
@@ -922,9 +738,9 @@ void vecnet_spread_napi(struct net_device *dev)
 	 * Once: the first time the device has more than one queue.  After
 	 * that, threaded is what the user makes it.
 	 */
-	if (vn->mq.napi_spread || dev->real_num_tx_queues <= 1)
+	if (vn->napi_spread || dev->real_num_tx_queues <= 1)
 		return;
-	vn->mq.napi_spread = true;
+	vn->napi_spread = true;
 	if (!dev->threaded &&
 	    dev_set_threaded(dev, NETDEV_NAPI_THREADED_ENABLED))
 		netdev_warn(dev, "no NAPI threads: every queue polls on CPU 0\n");
@@ -959,11 +775,7 @@ void vecnet_core_init(struct vecnet_dev *vn)
 
 	for (i = 0; i < VECNET_QUEUES_MAX; i++)
 		vecnet_q_init(vn, i);
-	INIT_DELAYED_WORK(&vn->link.work, vecnet_link_work);
-	INIT_DELAYED_WORK(&vn->link.announce_work, vecnet_announce_work);
-	/* enabled while the device is up (vecnet_open, vecnet_stop) */
-	disable_delayed_work(&vn->link.work);
-	disable_delayed_work(&vn->link.announce_work);
+	vecnet_peer_init(vn, vecnet_link_check);
 	dev->netdev_ops = &vecnet_netdev_ops;
 	netif_carrier_off(dev);
 }

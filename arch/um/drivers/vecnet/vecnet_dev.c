@@ -15,11 +15,11 @@
 static LIST_HEAD(vecnet_devices);
 static DEFINE_MUTEX(vecnet_devices_lock);
 
-/* Called with vecnet_devices_lock held */
 static struct vecnet_dev *vecnet_find(u32 index)
 {
 	struct vecnet_dev *vn;
 
+	lockdep_assert_held(&vecnet_devices_lock);
 	list_for_each_entry(vn, &vecnet_devices, list)
 		if (vn->cfg.index == index)
 			return vn;

@@ -52,7 +52,7 @@ static bool vecnet_nego_wanted(const struct vecnet_dev *vn)
 }
 
 /*
- * Called with tx.lock held: queue a message behind the frames in the
+ * Queue a message behind the frames in the
  * ring, without a header, and send it unless the host said "later".
  */
 static void vecnet_nego_queue(struct vecnet_dev *vn, u8 type, u16 flags)
@@ -61,6 +61,7 @@ static void vecnet_nego_queue(struct vecnet_dev *vn, u8 type, u16 flags)
 	struct vecnet_msg *m;
 	struct sk_buff *skb;
 
+	lockdep_assert_held(&vn->q[0].tx.lock);
 	if (!tx->skbs || tx->count == vn->tx_depth)
 		return;		/* tried again at the next link check */
 	BUILD_BUG_ON(sizeof(*m) != VECNET_MSG_LEN);
@@ -75,13 +76,14 @@ static void vecnet_nego_queue(struct vecnet_dev *vn, u8 type, u16 flags)
 }
 
 /*
- * Called with tx.lock held: the peer says it takes frames up to @frame
+ * The peer says it takes frames up to @frame
  * bytes.  Beyond 64 KiB (BIG TCP, a guest on a direct link with
  * gso_max= too) ours may be as long, up to what we take ourselves; a
  * peer that says less than 64 KiB still gets what headers always allowed.
  */
 static void vecnet_nego_peer_frame(struct vecnet_dev *vn, u32 frame)
 {
+	lockdep_assert_held(&vn->q[0].tx.lock);
 	frame = clamp_t(u32, frame, VECNET_GSO_FRAME, vecnet_frame_max(vn));
 	if (frame != vn->nego.tx_frame && frame > VECNET_GSO_FRAME)
 		netdev_info(vn->dev, "the peer takes super-frames of up to %u bytes\n",
@@ -89,9 +91,10 @@ static void vecnet_nego_peer_frame(struct vecnet_dev *vn, u32 frame)
 	WRITE_ONCE(vn->nego.tx_frame, frame);
 }
 
-/* Called with tx.lock held: our frames from here on carry headers */
+/* Our frames from here on carry headers */
 static void vecnet_nego_send_mode(struct vecnet_dev *vn)
 {
+	lockdep_assert_held(&vn->q[0].tx.lock);
 	vecnet_nego_queue(vn, VECNET_MSG_MODE, VECNET_MSG_F_VNET);
 	WRITE_ONCE(vn->nego.tx_vnet, true);
 }
@@ -116,6 +119,7 @@ static void vecnet_nego_join(struct vecnet_dev *vn)
 	struct vecnet_msg m;
 	unsigned int i;
 
+	lockdep_assert_held(&vn->q[0].tx.lock);
 	vecnet_msg_init(&m, VECNET_MSG_JOIN);
 	memcpy(m.cookie, vn->mq.cookie, VECNET_MSG_COOKIE_LEN);
 	for (i = 1; i < vn->nq; i++)
@@ -131,8 +135,7 @@ static void vecnet_nego_queues(struct vecnet_dev *vn,
 	/* a new cookie: the joins made with the old one are gone */
 	vecnet_mq_unjoin_all(vn);
 	if (vn->nq > 1 && vn->nego.tx_vnet) {
-		memcpy(vn->mq.cookie, m->cookie, VECNET_MSG_COOKIE_LEN);
-		vn->mq.cookie_ok = true;
+		vecnet_mq_set_cookie(vn, m->cookie);
 		vecnet_nego_join(vn);
 	}
 	spin_unlock(&vn->q[0].tx.lock);
@@ -174,9 +177,10 @@ bool vecnet_nego_mq_rx(struct vecnet_queue *q, const u8 *m, unsigned int len,
 	return true;
 }
 
-/* Called with tx.lock held: the peer's frames and ours go plain */
+/* The peer's frames and ours go plain */
 static void vecnet_nego_plain_again(struct vecnet_dev *vn)
 {
+	lockdep_assert_held(&vn->q[0].tx.lock);
 	/* frames queued with headers would reach the peer as plain ones */
 	if (vn->nego.tx_vnet)
 		vecnet_tx_drop_queued(vn);
@@ -192,9 +196,10 @@ static void vecnet_nego_plain_again(struct vecnet_dev *vn)
 	vecnet_mq_unjoin_all(vn);
 }
 
-/* Called with tx.lock held: plain again, and ask the peer anew */
+/* Plain again, and ask the peer anew */
 static void vecnet_nego_restart(struct vecnet_dev *vn)
 {
+	lockdep_assert_held(&vn->q[0].tx.lock);
 	vecnet_nego_plain_again(vn);
 	vn->nego.tries = 1;
 	vecnet_nego_queue(vn, VECNET_MSG_HELLO, vecnet_nego_hello_flags(vn));
@@ -221,7 +226,7 @@ static void vecnet_nego_agreed(struct vecnet_dev *vn)
 	netdev_info(vn->dev, "virtio-net headers agreed with the peer\n");
 	/* vnet=1 held the carrier back for this */
 	if (vn->nego.want == VECNET_VNET_ON && !netif_carrier_ok(vn->dev))
-		schedule_delayed_work(&vn->link.work, 0);
+		vecnet_peer_check_now(vn);
 }
 
 /*
@@ -356,5 +361,6 @@ void vecnet_nego_stop(struct vecnet_dev *vn)
 	vn->nego.tx_vnet = false;
 	vn->nego.rx_vnet = false;
 	vn->nego.agreed = false;
+	vn->nego.tries = 0;
 	vn->nego.tx_frame = VECNET_GSO_FRAME;
 }

@@ -200,6 +200,7 @@ void vecnet_tx_slot(struct vecnet_queue *q, unsigned int slot,
 	struct vecnet_dev *vn = q->vn;
 	unsigned int n = 0, f;
 
+	lockdep_assert_held(&q->tx.lock);
 	if (hdr) {
 		iov[n].iov_base = (void __force __user *)
 				  (q->tx.hdrs + slot * vn->host.tx_hdr_len);
@@ -251,11 +252,12 @@ void vecnet_tx_pop(struct vecnet_queue *q, bool sent)
 	}
 }
 
-/* Called with the queue's tx.lock held */
+/* What @q's transmit ring holds is dropped */
 void vecnet_tx_drop_all(struct vecnet_queue *q)
 {
 	struct netdev_queue *txq = vecnet_netdev_queue(q);
 
+	lockdep_assert_held(&q->tx.lock);
 	while (q->tx.count) {
 		DEV_STATS_INC(q->vn->dev, tx_carrier_errors);
 		vecnet_tx_pop(q, false);
@@ -267,13 +269,14 @@ void vecnet_tx_drop_all(struct vecnet_queue *q)
 }
 
 /*
- * Called with tx.lock held: a ring without the room xmit needs (a slot,
+ * A ring without the room xmit needs (a slot,
  * or a super-frame's pieces: tx_reserve) stops the queue
  */
 void vecnet_tx_check_full(struct vecnet_queue *q)
 {
 	struct netdev_queue *txq = vecnet_netdev_queue(q);
 
+	lockdep_assert_held(&q->tx.lock);
 	if (q->tx.count + q->vn->tx_reserve > q->vn->tx_depth &&
 	    !netif_tx_queue_stopped(txq)) {
 		netif_tx_stop_queue(txq);
@@ -282,7 +285,7 @@ void vecnet_tx_check_full(struct vecnet_queue *q)
 }
 
 /*
- * Called with queue 0's tx.lock held: queue a datagram of the driver's
+ * Queue 0 queues a datagram of the driver's
  * own (a negotiation message), as it is, behind what the ring holds.
  * The ring has room: the caller checked.  Its skb has no device, which
  * keeps it out of the device's packet counters.
@@ -293,6 +296,7 @@ void vecnet_tx_queue_raw(struct vecnet_dev *vn, struct sk_buff *skb)
 	struct vecnet_txq *tx = &q->tx;
 	unsigned int slot = (tx->head + tx->count) % vn->tx_depth;
 
+	lockdep_assert_held(&tx->lock);
 	tx->skbs[slot] = skb;
 	vecnet_tx_slot(q, slot, skb, false);
 	tx->count++;
@@ -300,12 +304,13 @@ void vecnet_tx_queue_raw(struct vecnet_dev *vn, struct sk_buff *skb)
 	vecnet_tx_check_full(q);
 }
 
-/* Called with queue 0's tx.lock held: frames queued in a format the peer left */
+/* Queue 0's frames, queued in a format the peer left, go */
 void vecnet_tx_drop_queued(struct vecnet_dev *vn)
 {
 	struct vecnet_queue *q = &vn->q[0];
 	struct netdev_queue *txq = vecnet_netdev_queue(q);
 
+	lockdep_assert_held(&vn->q[0].tx.lock);
 	while (q->tx.count)
 		vecnet_tx_pop(q, false);
 	if (netif_tx_queue_stopped(txq) && netif_carrier_ok(vn->dev))
@@ -313,7 +318,7 @@ void vecnet_tx_drop_queued(struct vecnet_dev *vn)
 }
 
 /*
- * Called with @q's tx.lock held: shortcut channel @chan of @q closes, and
+ * Shortcut channel @chan of @q closes, and
  * what waits for it goes to the switch instead, which forwards it
  */
 void vecnet_tx_unsteer(struct vecnet_queue *q, unsigned int chan)
@@ -321,6 +326,7 @@ void vecnet_tx_unsteer(struct vecnet_queue *q, unsigned int chan)
 	struct vecnet_txq *tx = &q->tx;
 	unsigned int i;
 
+	lockdep_assert_held(&q->tx.lock);
 	for (i = 0; tx->chan && i < tx->count; i++) {
 		unsigned int slot = (tx->head + i) % q->vn->tx_depth;
 

@@ -21,14 +21,6 @@ static int vecnet_recv_batch(struct vecnet_queue *q, int fd, unsigned int n)
 	return vecnet_user_recvmmsg(fd, q->rx.msgs, n, !!q->rx.cmsgs);
 }
 
-/* A connection ended under receive (end of file, or a reset) */
-static void vecnet_rx_peer_lost(struct vecnet_dev *vn)
-{
-	spin_lock(&vn->q[0].tx.lock);
-	vecnet_peer_lost(vn);
-	spin_unlock(&vn->q[0].tx.lock);
-}
-
 /*
  * The host's virtio-net header says what the frame still needs (a
  * checksum to finish, segmentation for a super-frame) or that its
@@ -329,7 +321,7 @@ static int vecnet_rx_fd(struct vecnet_queue *q, int fd,
 		if (ret == -EAGAIN || ret == 0)
 			break;
 		if (vn->host.conn && !c && vecnet_peer_gone(vn, ret)) {
-			vecnet_rx_peer_lost(vn);
+			vecnet_peer_lost_rx(vn);
 			break;
 		}
 		if (ret < 0) {
@@ -355,7 +347,7 @@ static int vecnet_rx_fd(struct vecnet_queue *q, int fd,
 		/* the budget counts frames up the stack, cut ones each */
 		done = min_t(int, done + ret + more, budget);
 		if (unlikely(eof)) {
-			vecnet_rx_peer_lost(vn);
+			vecnet_peer_lost_rx(vn);
 			break;
 		}
 		/*

@@ -7,8 +7,8 @@
  * frames where they are until the write interrupt or the retry timer
  * brings NAPI back (vecnet_tx_poll): nothing is dropped for lack of
  * room.  A frame may go to a shortcut channel of its queue instead of
- * the switch.  Which queues take frames (vn->mq.live), and what a lost peer
- * costs the rings, are here too.
+ * the switch.  A lost peer is reported to vecnet_peer.c, which also
+ * says which queues take frames (vn->mq.live).
  */
 
 #include <linux/skbuff.h>
@@ -30,103 +30,6 @@
  * a 64 KiB frame holds after the longest headers
  */
 #define VECNET_CUT_MIN		((VECNET_GSO_FRAME - 256) / 2)
-
-/* ---- the peer, and the queues that take frames ------------------------- */
-
-/* A host call's @err: the peer is gone (else frames were refused) */
-bool vecnet_peer_gone(const struct vecnet_dev *vn, int err)
-{
-	switch (err) {
-	case -ECONNREFUSED:	/* the peer's socket closed */
-	case -ENOTCONN:		/* after the host dissolved our connection */
-	case -EDESTADDRREQ:
-	case -ENOENT:		/* nothing at the path */
-	case -EPERM:		/* the peer is connected to someone else */
-		return true;
-	case -EPIPE:		/* a connection (bess, fd) the peer closed */
-	case -ECONNRESET:
-		/* on a datagram socket: frames were lost, the peer is there */
-		return vn->host.conn;
-	}
-	return false;
-}
-
-/*
- * Called with queue 0's tx.lock held: run @fn on every further queue,
- * under its own tx.lock, which nests inside queue 0's
- */
-static void vecnet_for_further_queues(struct vecnet_dev *vn,
-				      void (*fn)(struct vecnet_queue *q))
-{
-	unsigned int i;
-
-	lockdep_assert_held(&vn->q[0].tx.lock);
-	for (i = 1; i < vn->nq; i++) {
-		struct vecnet_queue *q = &vn->q[i];
-
-		spin_lock_nested(&q->tx.lock, SINGLE_DEPTH_NESTING);
-		fn(q);
-		spin_unlock(&q->tx.lock);
-	}
-}
-
-/* Called with tx.lock held: the queue takes frames again, or not */
-static void vecnet_q_live(struct vecnet_queue *q, bool live)
-{
-	struct vecnet_dev *vn = q->vn;
-
-	if (live)
-		set_bit(q->index, &vn->mq.live);
-	else
-		clear_bit(q->index, &vn->mq.live);
-}
-
-static void vecnet_q_unjoin(struct vecnet_queue *q)
-{
-	/* further unixdgram queues wait to be joined again */
-	if (q->vn->flags & VECNET_TF_NEGOTIATE) {
-		vecnet_q_live(q, false);
-		q->vn->mq.cookie_ok = false;
-	}
-	vecnet_tx_drop_all(q);
-}
-
-/* Called with queue 0's tx.lock held, from xmit, NAPI or the link work */
-void vecnet_peer_lost(struct vecnet_dev *vn)
-{
-	struct vecnet_queue *q0 = &vn->q[0];
-
-	if (vn->chan.want)
-		vecnet_chan_kill_all(vn);
-	vecnet_tx_drop_all(q0);
-	vecnet_for_further_queues(vn, vecnet_q_unjoin);
-	/* whoever answers next is asked for headers anew */
-	vn->nego.tries = 0;
-	if (!netif_carrier_ok(vn->dev))
-		return;
-	netif_carrier_off(vn->dev);
-	vecnet_count_tx(vn, peer_lost);
-	netdev_info(vn->dev, "peer gone, carrier off\n");
-	/* without a carrier, the link check runs on its own schedule */
-	if (vn->transport->probe_peer)
-		mod_delayed_work(system_percpu_wq, &vn->link.work,
-				 msecs_to_jiffies(vn->link.backoff_ms));
-}
-
-/* Called with queue 0's tx.lock held: queue @q takes frames from now on */
-void vecnet_mq_join(struct vecnet_queue *q)
-{
-	lockdep_assert_held(&q->vn->q[0].tx.lock);
-	spin_lock_nested(&q->tx.lock, SINGLE_DEPTH_NESTING);
-	vecnet_q_live(q, true);
-	spin_unlock(&q->tx.lock);
-}
-
-/* Called with queue 0's tx.lock held: the further queues wait again */
-void vecnet_mq_unjoin_all(struct vecnet_dev *vn)
-{
-	vecnet_for_further_queues(vn, vecnet_q_unjoin);
-}
 
 /* ---- sending ----------------------------------------------------------- */
 
@@ -152,20 +55,7 @@ static void vecnet_tx_wait(struct vecnet_queue *q)
 }
 
 /*
- * A further queue found the peer gone: it drops what it holds, and the
- * link work, which may take queue 0's lock, says so for the device
- */
-static void vecnet_q_peer_gone(struct vecnet_queue *q)
-{
-	struct vecnet_dev *vn = q->vn;
-
-	vecnet_tx_drop_all(q);
-	if (vn->transport->probe_peer)
-		mod_delayed_work(system_percpu_wq, &vn->link.work, 0);
-}
-
-/*
- * Called with tx.lock held: the host refused the frame at the head of
+ * The host refused the frame at the head of
  * the ring.  One beyond 64 KiB it may refuse for good (a send buffer
  * capped below its length, no contiguous memory for it): it is dropped,
  * and the device cuts its frames for the peer to 64 KiB from then on,
@@ -175,6 +65,7 @@ static bool vecnet_tx_big_refused(struct vecnet_queue *q, int err)
 {
 	struct vecnet_dev *vn = q->vn;
 
+	lockdep_assert_held(&q->tx.lock);
 	if (q->tx.skbs[q->tx.head]->len <= VECNET_GSO_FRAME)
 		return false;
 	WRITE_ONCE(vn->nego.tx_frame, VECNET_GSO_FRAME);
@@ -198,6 +89,7 @@ static void vecnet_tx_flush(struct vecnet_queue *q)
 	struct vecnet_txq *tx = &q->tx;
 	unsigned int eintr = 0;
 
+	lockdep_assert_held(&tx->lock);
 	if (READ_ONCE(vn->coal.tx_adaptive))
 		q->last_flush_ns = ktime_get_ns();
 	while (tx->count) {
@@ -239,7 +131,7 @@ static void vecnet_tx_flush(struct vecnet_queue *q)
 				vecnet_qcount_tx(q, tx_restart_queue);
 			}
 			q->retry_ns = VECNET_RETRY_MIN_NS;
-			vn->link.backoff_ms = VECNET_LINK_MIN_MS;
+			vecnet_peer_sent(vn);
 			continue;
 		}
 		/* the channel's frames go to the switch instead */
@@ -277,7 +169,7 @@ static void vecnet_tx_flush(struct vecnet_queue *q)
 		}
 		if (vecnet_peer_gone(vn, ret)) {
 			if (q->index)
-				vecnet_q_peer_gone(q);
+				vecnet_peer_q_gone(q);
 			else
 				vecnet_peer_lost(vn);
 			return;
@@ -290,11 +182,12 @@ static void vecnet_tx_flush(struct vecnet_queue *q)
 	}
 }
 
-/* Called with queue 0's tx.lock held: send now, unless the host said "later" */
+/* Queue 0 sends now, unless the host said "later" */
 void vecnet_tx_kick_flush(struct vecnet_dev *vn)
 {
 	struct vecnet_queue *q = &vn->q[0];
 
+	lockdep_assert_held(&q->tx.lock);
 	if (q->tx.count && !READ_ONCE(q->tx_blocked))
 		vecnet_tx_flush(q);
 }
@@ -336,7 +229,7 @@ static int vecnet_tx_header(struct vecnet_dev *vn, struct sk_buff *skb,
 }
 
 /*
- * Called with tx.lock held, for a frame about to be queued: does it go
+ * For vecnet_xmit_hdr(), a frame about to be queued: does it go
  * with a header (1) or without (0)?  On a negotiating link that is as
  * agreed with the peer (vn->nego.tx_vnet, vecnet_nego.c).  A frame that still
  * needs an offload on a plain link (the link became plain after the
@@ -357,7 +250,7 @@ static int vecnet_tx_hdr_wanted(struct vecnet_dev *vn, struct sk_buff *skb)
 }
 
 /*
- * Called with tx.lock held: with a header or not (0/1), or -1 to drop.
+ * With a header or not (0/1), or -1 to drop.
  * A further queue of a negotiating link always has one, and takes
  * frames only while joined.
  */
@@ -365,13 +258,14 @@ static int vecnet_xmit_hdr(struct vecnet_queue *q, struct sk_buff *skb)
 {
 	struct vecnet_dev *vn = q->vn;
 
+	lockdep_assert_held(&q->tx.lock);
 	if (!q->index || !(vn->flags & VECNET_TF_NEGOTIATE))
 		return vecnet_tx_hdr_wanted(vn, skb);
 	return test_bit(q->index, &vn->mq.live) ? 1 : -1;
 }
 
 /*
- * Called with tx.lock held: how long the ring may wait for more frames
+ * How long the ring may wait for more frames
  * before it is sent.  tx-usecs holds every batch that long.  With
  * adaptive-tx on, the hold is tx-usecs, or VECNET_ADAPT_USECS when that
  * is 0, and only a small frame that comes within one hold of the last
@@ -385,6 +279,7 @@ static u32 vecnet_tx_hold_usecs(struct vecnet_queue *q,
 	struct vecnet_dev *vn = q->vn;
 	u32 usecs = READ_ONCE(vn->coal.tx_usecs);
 
+	lockdep_assert_held(&q->tx.lock);
 	if (!READ_ONCE(vn->coal.tx_adaptive))
 		return usecs;
 	usecs = usecs ?: VECNET_ADAPT_USECS;
