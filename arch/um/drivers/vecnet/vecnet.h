@@ -547,6 +547,8 @@ struct vecnet_link {
 	int why;
 	const char *path;
 	const char *want;
+	/* the transport said why this round's probe failed */
+	bool said;
 	/* no peer asked for headers since up or since it was lost */
 	bool fresh;
 	/* Gratuitous ARP and unsolicited NA once the peer can hear them */
@@ -696,8 +698,11 @@ void vecnet_peer_open(struct vecnet_dev *vn);
 void vecnet_peer_start(struct vecnet_dev *vn, bool peer_there);
 void vecnet_peer_stop_check(struct vecnet_dev *vn);
 void vecnet_peer_stop(struct vecnet_dev *vn);
+void vecnet_peer_path(struct vecnet_dev *vn, const char *path,
+		      const char *want);
 void vecnet_link_unreachable(struct vecnet_dev *vn, const char *path,
 			     const char *want, int err);
+void vecnet_peer_probing(struct vecnet_dev *vn);
 void vecnet_peer_probed(struct vecnet_dev *vn, int err);
 bool vecnet_peer_fresh(struct vecnet_dev *vn);
 void vecnet_peer_announce(struct vecnet_dev *vn);

@@ -109,6 +109,7 @@ static int vecnet_bess_open(struct vecnet_dev *vn)
 	int fd;
 
 	vn->host.conn = true;
+	vecnet_peer_path(vn, bess->dst, "--seqpacket");
 	fd = vecnet_bess_connect(vn, &path);
 	if (fd >= 0) {
 		vn->host.fd = fd;
@@ -151,12 +152,16 @@ static void vecnet_bess_destroy(struct vecnet_dev *vn)
 /* While the carrier is on the connection stands: receive sees its end */
 static int vecnet_bess_probe(struct vecnet_dev *vn)
 {
+	struct vecnet_bess *bess = vn->tpriv;
 	const char *path;
 	int fd, err;
 
 	if (netif_carrier_ok(vn->dev))
 		return 0;
 	fd = vecnet_bess_connect(vn, &path);
+	/* the link check names the peer's socket, not src= */
+	if (fd < 0 && path != bess->dst)
+		vecnet_link_unreachable(vn, path, NULL, fd);
 	if (fd < 0)
 		return fd;
 	err = vecnet_replace_fd(vn, fd);

@@ -186,6 +186,7 @@ static void vecnet_link_check(struct work_struct *work)
 					     struct vecnet_dev, link.work);
 	int err;
 
+	vecnet_peer_probing(vn);
 	err = vn->transport->probe_peer(vn);
 	/*
 	 * VECNET_PEER_HELD: the carrier was on when the probe looked; a

@@ -209,12 +209,24 @@ static void vecnet_link_count(struct vecnet_dev *vn, int err, bool dir)
 }
 
 /*
+ * The transport, as the device comes up: the peer's socket is at @path,
+ * and @want is the switch option that makes the kind it needs.  The
+ * link check names them when the peer stops answering.
+ */
+void vecnet_peer_path(struct vecnet_dev *vn, const char *path,
+		      const char *want)
+{
+	vn->link.path = path;
+	vn->link.want = want;
+}
+
+/*
  * Why the socket at @path does not answer, in words, with what to do
  * about it; said when the reason changes, not at every retry.  @want is
  * the switch option that makes the kind of socket the transport needs;
  * NULL when @path is not the peer's but the device's own, which it
- * failed to bind (bess's src=).  The probe's errors come back here
- * through vecnet_peer_probed().
+ * failed to bind (unixdgram's local= and its queues', bess's src=).
+ * Only a failure at the peer's socket is counted (vecnet_link_count).
  */
 void vecnet_link_unreachable(struct vecnet_dev *vn, const char *path,
 			     const char *want, int err)
@@ -223,15 +235,13 @@ void vecnet_link_unreachable(struct vecnet_dev *vn, const char *path,
 	struct net_device *dev = vn->dev;
 	bool dir = false;
 
-	/* the link work tries the peer's socket again, not the device's */
-	if (want) {
-		vn->link.path = path;
-		vn->link.want = want;
-	}
+	/* the link check need not say it again this round */
+	vn->link.said = true;
 	/* no owner to show: the socket is behind a closed directory */
 	if (err == -EACCES)
 		dir = vecnet_user_file_owner(path, &uid, &gid, &mode, &me) != 0;
-	vecnet_link_count(vn, err, dir);
+	if (want)
+		vecnet_link_count(vn, err, dir);
 	if (err == vn->link.why)
 		return;
 	vn->link.why = err;
@@ -284,6 +294,12 @@ void vecnet_link_unreachable(struct vecnet_dev *vn, const char *path,
 
 /* ---- the link check's schedule ------------------------------------------ */
 
+/* The link check is about to ask the transport */
+void vecnet_peer_probing(struct vecnet_dev *vn)
+{
+	vn->link.said = false;
+}
+
 /*
  * The transport answered the link check with @err (see probe_peer):
  * a peer there resets the backoff, one that is not is reported and looked
@@ -306,11 +322,16 @@ void vecnet_peer_probed(struct vecnet_dev *vn, int err)
 		vecnet_peer_lost(vn);
 		spin_unlock_bh(&vn->q[0].tx.lock);
 	}
-	/* a switch away for a restart is no news; a mistake is */
-	if (path && err != -ENOENT && err != -ECONNREFUSED)
-		vecnet_link_unreachable(vn, path, vn->link.want, err);
-	else
-		vecnet_link_count(vn, err, false);
+	/*
+	 * Unless the transport said it already (its own socket failed): a
+	 * switch away for a restart is no news; a mistake is
+	 */
+	if (!vn->link.said) {
+		if (path && err != -ENOENT && err != -ECONNREFUSED)
+			vecnet_link_unreachable(vn, path, vn->link.want, err);
+		else
+			vecnet_link_count(vn, err, false);
+	}
 	delay = vn->link.backoff_ms;
 	vn->link.backoff_ms = min(vn->link.backoff_ms * 2,
 				  VECNET_LINK_CHECK_MS);
@@ -398,6 +419,7 @@ void vecnet_peer_start(struct vecnet_dev *vn, bool peer_there)
 {
 	enable_delayed_work(&vn->link.work);
 	enable_delayed_work(&vn->link.announce_work);
+	vn->link.said = false;
 	WRITE_ONCE(vn->link.fresh, !peer_there);
 	if (vn->transport->probe_peer)
 		schedule_delayed_work(&vn->link.work,

@@ -197,6 +197,7 @@ static int vecnet_unixdgram_open(struct vecnet_dev *vn)
 	err = vecnet_chan_start(vn);
 	if (err)
 		return err;
+	vecnet_peer_path(vn, ud->peer, "--dgram");
 	fd = vecnet_user_unix_dgram(ud->local, vecnet_unixdgram_sndbuf(vn));
 	if (fd < 0) {
 		vecnet_link_unreachable(vn, ud->local, NULL, fd);

@@ -15,12 +15,19 @@
 #   vec4  bess to a socket behind that directory: a hard failure, in
 #         words too
 #   vec5  bess with a src= socket that a live process holds
+#   vec6  unixdgram with a local= socket that a live process holds
+#   vec7  bess whose peer is not there yet, and whose src= a live
+#         process takes while it retries: the error names src=
+#   vec8  unixdgram whose switch answers at first, then a directory on
+#         the way closes: said and counted as the directory's
 #
-# Each reason also shows in the device's ethtool -S: its own counter
-# (peer_no_socket, peer_wrong_socket, peer_denied, peer_dir_denied,
-# peer_unreachable) counts the failed tries and the others stay at 0.
-# Then vec0's switch appears, and the carrier comes on without a word
-# more than "peer back".
+# Each reason at the peer's socket also shows in the device's ethtool
+# -S: its own counter (peer_no_socket, peer_wrong_socket, peer_denied,
+# peer_dir_denied, peer_unreachable) counts the failed tries and the
+# others stay at 0; a socket of the device's own that it cannot bind is
+# no reason of the peer's, and counts in none of them.  Then vec0's
+# switch appears, and the carrier comes on without a word more than
+# "peer back".
 
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
 require_cmd setpriv
@@ -32,12 +39,16 @@ check_err $? "vecswitch did not start: $(tail -n 3 "$TEST_TMP/switch.log")"
 chown 65534 "$TEST_TMP/sw.sock"
 mkdir -m 0700 "$TEST_TMP/closed"
 chown 65534 "$TEST_TMP/closed"
+mkdir -m 0755 "$TEST_TMP/open"
+SWITCH_LOG=$TEST_TMP/open.log start_switch "$ns" --dgram "$TEST_TMP/open/sw.sock"
+check_err $? "vec8's switch did not start: $(tail -n 3 "$TEST_TMP/open.log")"
 
 # shellcheck disable=SC2016  # expanded in the guest
-script='for d in vec0 vec1 vec2 vec3; do ip link set $d up; done
-for d in vec4 vec5; do ip link set $d up 2>/dev/null && echo "$d came up" >>"$UML_OUT/up"; done
-for d in vec0 vec1 vec2 vec3 vec4 vec5; do ethtool -S $d >"$UML_OUT/$d.stats"; done
+script='for d in vec0 vec1 vec2 vec3 vec7 vec8; do ip link set $d up; done
+for d in vec4 vec5 vec6; do ip link set $d up 2>/dev/null && echo "$d came up" >>"$UML_OUT/up"; done
+for d in vec0 vec1 vec2 vec3 vec4 vec5 vec6; do ethtool -S $d >"$UML_OUT/$d.stats"; done
 while [ ! -e "$UML_OUT/go" ]; do sleep 0.1; done
+for d in vec7 vec8; do ethtool -S $d >"$UML_OUT/$d.stats"; done
 for i in $(seq 100); do
 	[ "$(cat /sys/class/net/vec0/carrier)" = 1 ] && exit 0
 	sleep 0.1
@@ -51,6 +62,9 @@ ip netns exec "$ns" setpriv --inh-caps=-all --bounding-set=-all \
 	-a "vec3:transport=unixdgram,path=$TEST_TMP/closed/sw.sock" \
 	-a "vec4:transport=bess,dst=$TEST_TMP/closed/sp.sock" \
 	-a "vec5:transport=bess,dst=$TEST_TMP/later-sp.sock,src=$TEST_TMP/vhost.sock" \
+	-a "vec6:transport=unixdgram,path=$TEST_TMP/sw.sock,local=$TEST_TMP/vhost.sock" \
+	-a "vec7:transport=bess,dst=$TEST_TMP/never-sp.sock,src=$TEST_TMP/src7.sock" \
+	-a "vec8:transport=unixdgram,path=$TEST_TMP/open/sw.sock" \
 	-- sh -c "$script" &
 gpid=$!
 on_exit "kill $gpid 2>/dev/null"
@@ -65,15 +79,17 @@ said "vec2: $TEST_TMP/sw.sock: permission denied: the socket is uid 65534 gid 0 
 said "vec3: $TEST_TMP/closed/sw.sock: permission denied on the way there: a directory is closed to host uid 0"
 said "vec4: $TEST_TMP/closed/sp.sock: permission denied on the way there: a directory is closed to host uid 0"
 said "vec5: $TEST_TMP/vhost.sock: in use by a socket that is still open (another guest's?): give this device a path of its own"
+said "vec6: $TEST_TMP/vhost.sock: in use by a socket that is still open (another guest's?): give this device a path of its own"
 [ ! -e "$TEST_TMP/g/up" ]
 check_err $? "a bess device came up with a mistake no retry mends: $(cat "$TEST_TMP/g/up" 2>/dev/null)"
 
 # ethtool -S: the device's reason counted, no other
 reasons="peer_no_socket peer_wrong_socket peer_denied peer_dir_denied peer_unreachable"
 # shellcheck disable=SC2317  # run by wait_for
-stats_written() { [ -s "$TEST_TMP/g/vec5.stats" ]; }
-wait_for 30 stats_written
+stats_written() { [ -s "$TEST_TMP/g/$1.stats" ]; }
+wait_for 30 stats_written vec6
 check_err $? "the guest wrote no ethtool -S"
+# reason_counted DEV REASON: only REASON counted (none: no reason at all)
 reason_counted() {
 	local dev=$1 want=$2 r n
 
@@ -96,8 +112,22 @@ reason_counted vec3 peer_dir_denied
 check_err $? "vec3's ethtool -S does not say a directory is closed to it"
 reason_counted vec4 peer_dir_denied
 check_err $? "vec4's (bess) ethtool -S does not say a directory is closed to it"
-reason_counted vec5 peer_unreachable
-check_err $? "vec5's (bess) ethtool -S does not count its src= in use"
+reason_counted vec5 none
+check_err $? "vec5's (bess) ethtool -S counts its own src= in use as the peer's"
+reason_counted vec6 none
+check_err $? "vec6's ethtool -S counts its own local= in use as the peer's"
+
+# vec7 retries its absent peer; a live socket takes its src= meanwhile
+# (between two binds of its own: vec7 removes its src= after each try)
+wait_for 10 ln "$TEST_TMP/vhost.sock" "$TEST_TMP/src7.sock" 2>/dev/null
+check_err $? "could not put a live socket at vec7's src="
+said "vec7: $TEST_TMP/src7.sock: in use by a socket that is still open"
+! grep -aq "vec7: $TEST_TMP/never-sp.sock: in use" "$TEST_TMP/g/console.log"
+check_err $? "vec7 names its peer's socket for its own src= in use"
+# vec8's switch stays, the directory to it closes
+chown 65534 "$TEST_TMP/open"
+chmod 0700 "$TEST_TMP/open"
+said "vec8: $TEST_TMP/open/sw.sock: permission denied on the way there: a directory is closed to host uid 0"
 
 # vec0's switch comes
 SWITCH_LOG=$TEST_TMP/later.log start_switch "$ns" --dgram "$TEST_TMP/later.sock"
@@ -105,6 +135,12 @@ check_err $? "the second switch did not start: $(cat "$TEST_TMP/later.log")"
 touch "$TEST_TMP/g/go"
 wait "$gpid"
 check_err $? "vec0 got no carrier once its switch was there: $(tail -n 3 "$TEST_TMP/g/console.log")"
+wait_for 5 stats_written vec8
+check_err $? "the guest wrote no ethtool -S for vec7 and vec8"
+xstat "$TEST_TMP/g/vec7.stats" peer_unreachable | grep -qx 0
+check_err $? "vec7's ethtool -S counts its own src= in use as the peer's"
+reason_counted vec8 peer_dir_denied
+check_err $? "vec8's ethtool -S does not say a directory closed on the way, once it was up"
 ! grep -aE 'vec[0-9]: .*(\(-[0-9]+\)|: -[0-9]+$)' "$TEST_TMP/g/console.log"
 check_err $? "an errno number on the console"
 [ "$(grep -ac 'vec0: no socket at' "$TEST_TMP/g/console.log")" = 1 ]
