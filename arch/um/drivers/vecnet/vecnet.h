@@ -33,6 +33,12 @@
  * A frame out: the stack, vecnet_xmit, the queue's ring, one sendmmsg to
  * the queue's descriptor or a channel.  A frame in: an interrupt, the
  * core's NAPI poll, vecnet_rx, the stack.
+ *
+ * This header holds the device and its state, grouped by the file that
+ * owns each group.  What a file offers the files above it is in a header
+ * of its own, named after it (vecnet_peer.h for vecnet_peer.c); the
+ * options are vecnet_parse.h's, the counters vecnet_stats.h's, what a
+ * transport offers the core vecnet_transport.h's.
  */
 #ifndef __UM_VECNET_H
 #define __UM_VECNET_H
@@ -46,9 +52,10 @@
 #include <linux/socket.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/uio.h>
-#include <linux/vecnet.h>
 #include <linux/workqueue.h>
 #include "vecnet_compat.h"
+#include "vecnet_parse.h"
+#include "vecnet_stats.h"
 
 #define VECNET_DRV_NAME		"vecnet"
 
@@ -92,76 +99,7 @@
 /* A lost peer is looked for after 50 ms, backing off; a send resets it */
 #define VECNET_LINK_MIN_MS	50
 
-/* ---- options ---------------------------------------------------------- */
-
-enum vecnet_key_type {
-	VECNET_KEY_U32,		/* decimal or 0x hex, full unsigned range */
-	VECNET_KEY_BOOL,	/* 0 or 1 */
-	VECNET_KEY_STR,		/* up to max bytes, not empty */
-	VECNET_KEY_MAC,		/* xx:xx:xx:xx:xx:xx, unicast */
-	VECNET_KEY_U64,		/* decimal or 0x hex, full unsigned range */
-	VECNET_KEY_IP,		/* an IPv4 or IPv6 address */
-};
-
-struct vecnet_key {
-	const char *name;
-	enum vecnet_key_type type;
-	u32 min;
-	u32 max;
-	bool required;
-};
-
-struct vecnet_kv {
-	char *key;
-	char *val;
-};
-
-/* key=value pairs of one device, validated against the key tables */
-struct vecnet_args {
-	char *buf;
-	unsigned int n;
-	struct vecnet_kv kv[] __counted_by(n);
-};
-
-/* Error text for the console and for mconsole replies */
-struct vecnet_err {
-	char msg[160];
-};
-
-struct vecnet_transport;
-
-struct vecnet_config {
-	u32 index;
-	const struct vecnet_transport *transport;
-	struct vecnet_args *args;
-	/* slots of the receive and transmit rings: depth= sets both */
-	u32 rx_depth;
-	u32 tx_depth;
-	u32 mtu;
-	u32 headroom;
-	/* queue pairs while up; the most the device can have */
-	u32 queues;
-	u32 max_queues;
-	bool vec;
-	bool have_mac;
-	u8 mac[ETH_ALEN];
-};
-
-int vecnet_parse(const char *spec, struct vecnet_config *cfg,
-		 struct vecnet_err *err);
-void vecnet_args_free(struct vecnet_args *args);
-const char *vecnet_arg_str(const struct vecnet_args *args, const char *key);
-u32 vecnet_arg_u32(const struct vecnet_args *args, const char *key, u32 def);
-u64 vecnet_arg_u64(const struct vecnet_args *args, const char *key, u64 def);
-int vecnet_arg_ip(const struct vecnet_args *args, const char *key, u8 *addr);
-void vecnet_err_set(struct vecnet_err *err, const char *fmt, ...) __printf(2, 3);
-
 /* ---- transports --------------------------------------------------------- */
-
-/* probe_peer: the peer answers, and is not the one seen before */
-#define VECNET_PEER_NEW		1
-/* probe_peer: the peer cannot be asked, but the connection to it holds */
-#define VECNET_PEER_HELD	2
 
 /* The core builds and checks a virtio_net_hdr in the header slot */
 #define VECNET_TF_VNET_HDR	BIT(0)
@@ -178,13 +116,6 @@ void vecnet_err_set(struct vecnet_err *err, const char *fmt, ...) __printf(2, 3)
  * (vn->q[i].fd for i > 0); without it the device has one queue
  */
 #define VECNET_TF_MQ		BIT(7)
-
-/* vnet=: never, as the peer agrees, or required */
-enum vecnet_vnet {
-	VECNET_VNET_OFF,
-	VECNET_VNET_AUTO,
-	VECNET_VNET_ON,
-};
 
 /*
  * Transmit offloads every device offers: a transport with virtio-net
@@ -205,141 +136,7 @@ enum vecnet_vnet {
 #define VECNET_GSO_MAX_DEFAULT	GSO_LEGACY_MAX_SIZE
 #define VECNET_GSO_MAX_MAX	(256 * 1024)
 
-struct vecnet_dev;
-
-struct vecnet_transport {
-	const char *name;
-	/* Keys this transport takes besides the common ones */
-	const struct vecnet_key *keys;
-	u32 flags;
-	/* Frames the transport can carry, headers excluded */
-	u32 max_mtu;
-
-	/* Store the options; may reject combinations the key table cannot */
-	int (*setup)(struct vecnet_dev *vn, const struct vecnet_args *args,
-		     struct vecnet_err *err);
-	/*
-	 * Create vn->host.fd (queue 0) and, with VECNET_TF_MQ, vn->q[i].fd for
-	 * the vn->nq - 1 queues after it; the carrier starts off if the
-	 * peer is not there
-	 */
-	int (*open)(struct vecnet_dev *vn);
-	void (*close)(struct vecnet_dev *vn);
-	/* Device removal: free what setup allocated */
-	void (*destroy)(struct vecnet_dev *vn);
-	/* Optional, host exit: remove host objects; no sleeping, no allocation */
-	void (*shutdown)(struct vecnet_dev *vn);
-	/*
-	 * Optional: 0 when the peer takes frames, VECNET_PEER_NEW when a
-	 * different peer does now, VECNET_PEER_HELD when it cannot be asked
-	 * and the carrier stays as it is, else a negative errno
-	 */
-	int (*probe_peer)(struct vecnet_dev *vn);
-	/* Optional: fill vn->host.tx_hdr_len bytes in front of a frame */
-	int (*build_header)(struct vecnet_dev *vn, struct sk_buff *skb,
-			    void *hdr);
-	/*
-	 * Optional: check a received packet of @len bytes, its first
-	 * rx_hdr_len in @hdr and the rest at @frame, sent from @src (with
-	 * name_len set).  Returns how many header bytes (options, keys,
-	 * counters) still lead the frame at @frame, or a negative errno to
-	 * drop the packet into rx_encaps_errors.
-	 */
-	int (*verify_header)(struct vecnet_dev *vn, const void *hdr,
-			     const void *frame, unsigned int len,
-			     const void *src);
-	/* Optional: tell the host which offloads the guest now takes */
-	int (*set_features)(struct vecnet_dev *vn, netdev_features_t features);
-	/* Optional: the device's address changed while it is up */
-	int (*mac_changed)(struct vecnet_dev *vn);
-	/* Optional: ethtool -f hands over a filter program (raw, hybrid) */
-	int (*load_filter)(struct vecnet_dev *vn, const void *data, size_t len);
-	/*
-	 * Optional: the most queues the host end takes as far as known, when
-	 * that may be fewer than cfg.max_queues (a single-queue tap: 1)
-	 */
-	u32 (*max_queues)(struct vecnet_dev *vn);
-};
-
-extern const struct vecnet_transport vecnet_unixdgram;
-extern const struct vecnet_transport vecnet_tap;
-extern const struct vecnet_transport vecnet_raw;
-extern const struct vecnet_transport vecnet_hybrid;
-extern const struct vecnet_transport vecnet_bess;
-extern const struct vecnet_transport vecnet_fd;
-extern const struct vecnet_transport vecnet_gre;
-extern const struct vecnet_transport vecnet_l2tpv3;
-
 /* ---- device ------------------------------------------------------------- */
-
-/* Driver-specific counters for ethtool -S; the core stats hold the rest */
-struct vecnet_xstats {
-	u64_stats_t rx_queue_max;
-	u64_stats_t rx_queue_running_average;
-	u64_stats_t tx_queue_max;
-	u64_stats_t tx_queue_running_average;
-	u64_stats_t rx_encaps_errors;
-	u64_stats_t tx_timeout_count;
-	u64_stats_t tx_restart_queue;
-	u64_stats_t tx_kicks;
-	u64_stats_t tx_flow_control_xon;
-	u64_stats_t tx_flow_control_xoff;
-	u64_stats_t rx_csum_offload_good;
-	u64_stats_t sg_ok;
-	u64_stats_t rx_kicks;
-	u64_stats_t rx_truncated;
-	u64_stats_t rx_transient_errors;
-	u64_stats_t tx_eagain;
-	u64_stats_t tx_enobufs;
-	u64_stats_t tx_eintr;
-	u64_stats_t tx_write_wakeups;
-	u64_stats_t tx_retry_timer;
-	u64_stats_t tx_coalesce_timer;
-	u64_stats_t peer_lost;
-	u64_stats_t peer_back;
-	/* tries at the peer's socket that failed, by what the host said */
-	u64_stats_t peer_no_socket;
-	u64_stats_t peer_refused;
-	u64_stats_t peer_denied;
-	u64_stats_t peer_dir_denied;
-	u64_stats_t peer_wrong_socket;
-	u64_stats_t peer_unreachable;
-	u64_stats_t rx_alloc_failed;
-	u64_stats_t nego_hello;
-	u64_stats_t nego_agreed;
-	u64_stats_t rx_nego_bad;
-	u64_stats_t chan_opened;
-	u64_stats_t chan_closed;
-	u64_stats_t chan_refused;
-	u64_stats_t tx_chan_frames;
-	u64_stats_t rx_chan_frames;
-	u64_stats_t rx_chan_bad;
-	u64_stats_t chan_stalled;
-	u64_stats_t mq_joined;
-	u64_stats_t rx_fds_dropped;
-	u64_stats_t tx_big_frames;
-	u64_stats_t rx_big_frames;
-	u64_stats_t tx_big_refused;
-	u64_stats_t rx_irq_held;
-	u64_stats_t rx_coalesce_timer;
-	struct u64_stats_sync syncp;
-};
-
-/* Writing contexts of the extended counters (struct vecnet_dev::xstats) */
-enum vecnet_xstats_ctx {
-	VECNET_XS_NAPI,		/* the NAPI poll, outside tx.lock */
-	VECNET_XS_TX,		/* anyone holding tx.lock */
-	VECNET_XS_LINK,		/* the link work, outside tx.lock */
-	VECNET_XS_NR
-};
-
-struct vecnet_stat_desc {
-	char name[ETH_GSTRING_LEN];
-	size_t offset;
-};
-
-extern const struct vecnet_stat_desc vecnet_xstats_desc[];
-extern const unsigned int vecnet_xstats_count;
 
 struct vecnet_rxq {
 	struct sk_buff **skbs;	/* each slot's linear part: head_len bytes */
@@ -365,13 +162,6 @@ struct vecnet_txq {
 	struct iovec *iov;	/* VECNET_TX_IOV per slot */
 	u8 *hdrs;
 	u8 *chan;		/* the channel per slot, with channels */
-};
-
-/* Frames and bytes one queue moved one way: ethtool -S per queue */
-struct vecnet_qstats {
-	u64_stats_t packets;
-	u64_stats_t bytes;
-	struct u64_stats_sync syncp;
 };
 
 /*
@@ -426,13 +216,6 @@ struct vecnet_queue {
 	 * at once, and so do the queues.  ethtool -S shows their sums.
 	 */
 	struct vecnet_xstats xstats[VECNET_XS_NR];
-};
-
-enum vecnet_chan_state {
-	VECNET_CHAN_FREE,
-	VECNET_CHAN_PENDING,	/* offered, no interrupt yet */
-	VECNET_CHAN_ACTIVE,
-	VECNET_CHAN_DYING,	/* closed by the work after a grace period */
 };
 
 /* A shortcut to one other guest, handed over by the switch */
@@ -626,164 +409,5 @@ static inline u32 vecnet_frame_max(const struct vecnet_dev *vn)
 {
 	return (vn->nego.gso_max ?: GSO_LEGACY_MAX_SIZE) + ETH_HLEN + VLAN_HLEN;
 }
-
-/* ---- control messages ---------------------------------------------------- */
-
-/*
- * Their format is <linux/vecnet.h>'s, shared with the switch.
- * vecnet_nego.c speaks them; vecnet_chan.c sends its own UNCHAN.
- */
-static inline void vecnet_msg_init(struct vecnet_msg *m, u8 type)
-{
-	memset(m, 0, sizeof(*m));
-	memcpy(m->magic, VECNET_MSG_MAGIC, VECNET_MSG_MAGIC_LEN);
-	m->version = VECNET_MSG_VERSION;
-	m->type = type;
-}
-
-/* ---- what each file offers the files above it (the map at the top) ------- */
-
-/* vecnet_dev.c */
-int vecnet_device_add(const char *spec, struct vecnet_err *err);
-int vecnet_device_remove(u32 index, struct vecnet_err *err);
-
-/* vecnet_ethtool.c */
-void vecnet_set_ethtool_ops(struct net_device *dev);
-
-/* vecnet_tap.c: tap and hybrid */
-int vecnet_tap_attach(struct vecnet_dev *vn, const char *ifname, bool mq);
-int vecnet_tap_offload(int fd, netdev_features_t features);
-
-/* vecnet_core.c */
-void vecnet_core_init(struct vecnet_dev *vn);
-void vecnet_run_dir_init(void);
-const char *vecnet_run_dir(void);
-void vecnet_add_flags(struct vecnet_dev *vn, u32 flags);
-void vecnet_spread_napi(struct net_device *dev);
-/* What changes only with new rings: down and up again while up */
-struct vecnet_shape {
-	unsigned int queues;
-	u32 rx_depth;
-	u32 tx_depth;
-	u32 mtu;
-};
-
-void vecnet_shape_get(struct net_device *dev, struct vecnet_shape *s);
-int vecnet_reshape(struct net_device *dev, const struct vecnet_shape *s,
-		   const char *what);
-int vecnet_set_queues(struct net_device *dev, unsigned int n);
-void vecnet_close_fd(struct vecnet_dev *vn);
-int vecnet_replace_fd(struct vecnet_dev *vn, int fd);
-
-/* vecnet_rx.c */
-int vecnet_rx(struct vecnet_queue *q, int budget);
-
-/* vecnet_nego.c */
-int vecnet_nego_setup(struct vecnet_dev *vn, const char *val,
-		      struct vecnet_err *err);
-void vecnet_nego_start(struct vecnet_dev *vn);
-void vecnet_nego_stop(struct vecnet_dev *vn);
-void vecnet_nego_tick(struct vecnet_dev *vn);
-bool vecnet_nego_rx(struct vecnet_dev *vn, const u8 *m, unsigned int len,
-		    int *fd);
-bool vecnet_nego_carrier_ok(const struct vecnet_dev *vn);
-bool vecnet_nego_plain(const struct vecnet_dev *vn);
-bool vecnet_nego_mq_rx(struct vecnet_queue *q, const u8 *m, unsigned int len,
-		       int *fd);
-
-/* vecnet_peer.c: the link's state, written only there */
-void vecnet_peer_init(struct vecnet_dev *vn,
-		      void (*check)(struct work_struct *work));
-void vecnet_peer_open(struct vecnet_dev *vn);
-void vecnet_peer_start(struct vecnet_dev *vn, bool peer_there);
-void vecnet_peer_stop_check(struct vecnet_dev *vn);
-void vecnet_peer_stop(struct vecnet_dev *vn);
-void vecnet_peer_path(struct vecnet_dev *vn, const char *path,
-		      const char *want);
-void vecnet_link_unreachable(struct vecnet_dev *vn, const char *path,
-			     const char *want, int err);
-void vecnet_peer_probing(struct vecnet_dev *vn);
-void vecnet_peer_probed(struct vecnet_dev *vn, int err);
-bool vecnet_peer_fresh(struct vecnet_dev *vn);
-void vecnet_peer_announce(struct vecnet_dev *vn);
-void vecnet_peer_check_now(struct vecnet_dev *vn);
-bool vecnet_peer_gone(const struct vecnet_dev *vn, int err);
-void vecnet_peer_lost(struct vecnet_dev *vn);
-void vecnet_peer_lost_rx(struct vecnet_dev *vn);
-void vecnet_peer_q_gone(struct vecnet_queue *q);
-void vecnet_peer_sent(struct vecnet_dev *vn);
-void vecnet_mq_join(struct vecnet_queue *q);
-void vecnet_mq_unjoin_all(struct vecnet_dev *vn);
-void vecnet_mq_set_cookie(struct vecnet_dev *vn, const u8 *cookie);
-
-/* vecnet_tx.c */
-void vecnet_xmit(struct sk_buff *skb, struct net_device *dev);
-netdev_tx_t vecnet_xmit_big(struct sk_buff *skb, struct net_device *dev);
-void vecnet_tx_big_setup(struct vecnet_dev *vn);
-u16 vecnet_select_queue(struct net_device *dev, struct sk_buff *skb,
-			struct net_device *sb_dev);
-void vecnet_tx_poll(struct vecnet_queue *q, bool resume);
-void vecnet_tx_kick_flush(struct vecnet_dev *vn);
-
-/* vecnet_chan.c */
-void vecnet_chan_init(struct vecnet_dev *vn);
-void vecnet_chan_offer(struct vecnet_queue *q, const u8 *mac, int fd);
-int vecnet_chan_start(struct vecnet_dev *vn);
-void vecnet_chan_allow_fds(struct vecnet_dev *vn, bool allow, bool per_queue);
-void vecnet_chan_drop_fd(struct vecnet_queue *q, int fd);
-void vecnet_chan_close_sock(struct vecnet_dev *vn, int fd);
-void vecnet_chan_revoke(struct vecnet_dev *vn, const u8 *mac);
-void vecnet_chan_kill_all(struct vecnet_dev *vn);
-void vecnet_chan_close_all(struct vecnet_dev *vn);
-u8 vecnet_chan_pick(const struct vecnet_queue *q, const struct sk_buff *skb);
-u32 vecnet_chan_dest(const struct vecnet_dev *vn, unsigned int qi,
-		     const struct sk_buff *skb);
-bool vecnet_chan_msg(struct vecnet_chan *c, const u8 *data, unsigned int len);
-bool vecnet_chan_send_failed(struct vecnet_queue *q, unsigned int idx, int err);
-void vecnet_chan_sent(struct vecnet_queue *q, unsigned int idx);
-bool vecnet_chan_frame_ok(const struct vecnet_chan *c, const u8 *data,
-			  unsigned int len);
-
-/* vecnet_ring.c */
-int vecnet_rings_alloc(struct vecnet_dev *vn);
-void vecnet_rings_free(struct vecnet_dev *vn);
-bool vecnet_rx_alloc_fails(void);
-bool vecnet_tx_big_fails(void);
-struct sk_buff *vecnet_rx_skb(struct vecnet_queue *q, bool in_napi);
-void vecnet_rx_slot(struct vecnet_queue *q, unsigned int i);
-struct sk_buff *vecnet_rx_take(struct vecnet_queue *q, unsigned int i,
-			       unsigned int len);
-struct netdev_queue *vecnet_netdev_queue(const struct vecnet_queue *q);
-void vecnet_tx_slot(struct vecnet_queue *q, unsigned int slot,
-		    struct sk_buff *skb, bool hdr);
-void vecnet_tx_pop(struct vecnet_queue *q, bool sent);
-void vecnet_tx_drop_all(struct vecnet_queue *q);
-void vecnet_tx_check_full(struct vecnet_queue *q);
-void vecnet_tx_unsteer(struct vecnet_queue *q, unsigned int chan);
-void vecnet_tx_queue_raw(struct vecnet_dev *vn, struct sk_buff *skb);
-void vecnet_tx_drop_queued(struct vecnet_dev *vn);
-
-/* vecnet_stats.c */
-void vecnet_xstats_add_n(struct vecnet_queue *q, enum vecnet_xstats_ctx ctx,
-			 size_t off, u64 n);
-void vecnet_xstats_add_tx(struct vecnet_queue *q, size_t off);
-void vecnet_qstats_add(struct vecnet_qstats *qs, unsigned int len);
-u64 vecnet_tx_packets(const struct vecnet_dev *vn);
-void vecnet_qstats_read(const struct vecnet_qstats *qs, u64 *packets,
-			u64 *bytes);
-extern const struct netdev_stat_ops vecnet_stat_ops;
-void vecnet_queue_sample(struct vecnet_xstats *xs, u64_stats_t *max,
-			 u64_stats_t *avg, unsigned int n);
-#define vecnet_xs_off(ctr)	offsetof(struct vecnet_xstats, ctr)
-/* Count one event in counter @ctr of queue @q's context */
-#define vecnet_qcount_napi(q, ctr) \
-	vecnet_xstats_add_n(q, VECNET_XS_NAPI, vecnet_xs_off(ctr), 1)
-#define vecnet_qcount_tx(q, ctr) \
-	vecnet_xstats_add_tx(q, vecnet_xs_off(ctr))
-/* ...and of queue 0, where the negotiation, channels and link live */
-#define vecnet_count_napi(vn, ctr)	vecnet_qcount_napi(&(vn)->q[0], ctr)
-#define vecnet_count_tx(vn, ctr)	vecnet_qcount_tx(&(vn)->q[0], ctr)
-#define vecnet_count_link(vn, ctr) \
-	vecnet_xstats_add_n(&(vn)->q[0], VECNET_XS_LINK, vecnet_xs_off(ctr), 1)
 
 #endif

@@ -24,6 +24,10 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "vecnet.h"
+#include "vecnet_core.h"
+#include "vecnet_parse.h"
+#include "vecnet_peer.h"
+#include "vecnet_transport.h"
 #include "vecnet_user.h"
 
 struct vecnet_bess {

@@ -65,6 +65,10 @@
 #include <linux/virtio_net.h>
 #include <irq_kern.h>
 #include "vecnet.h"
+#include "vecnet_chan.h"
+#include "vecnet_nego.h"
+#include "vecnet_ring.h"
+#include "vecnet_stats.h"
 #include "vecnet_user.h"
 
 /*

@@ -20,6 +20,15 @@
 #include <irq_kern.h>
 #include <os.h>
 #include "vecnet.h"
+#include "vecnet_chan.h"
+#include "vecnet_core.h"
+#include "vecnet_nego.h"
+#include "vecnet_peer.h"
+#include "vecnet_ring.h"
+#include "vecnet_rx.h"
+#include "vecnet_stats.h"
+#include "vecnet_transport.h"
+#include "vecnet_tx.h"
 #include "vecnet_user.h"
 
 static void vecnet_qkick(struct vecnet_queue *q)

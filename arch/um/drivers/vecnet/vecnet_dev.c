@@ -11,6 +11,13 @@
 #include <linux/mutex.h>
 #include <init.h>
 #include "vecnet.h"
+#include "vecnet_chan.h"
+#include "vecnet_core.h"
+#include "vecnet_dev.h"
+#include "vecnet_ethtool.h"
+#include "vecnet_parse.h"
+#include "vecnet_stats.h"
+#include "vecnet_transport.h"
 
 static LIST_HEAD(vecnet_devices);
 static DEFINE_MUTEX(vecnet_devices_lock);

@@ -31,6 +31,9 @@
 #include <linux/string.h>
 #include <linux/unaligned.h>
 #include "vecnet.h"
+#include "vecnet_core.h"
+#include "vecnet_parse.h"
+#include "vecnet_transport.h"
 #include "vecnet_user.h"
 
 #define GRE_F_CSUM	0x8000

@@ -11,6 +11,10 @@
 #include <linux/netdevice.h>
 #include <linux/firmware.h>
 #include "vecnet.h"
+#include "vecnet_core.h"
+#include "vecnet_ethtool.h"
+#include "vecnet_stats.h"
+#include "vecnet_transport.h"
 
 static void vecnet_get_drvinfo(struct net_device *dev,
 			       struct ethtool_drvinfo *info)

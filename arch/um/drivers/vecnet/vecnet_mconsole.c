@@ -9,7 +9,8 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include <mconsole_kern.h>
-#include "vecnet.h"
+#include "vecnet_dev.h"
+#include "vecnet_parse.h"
 
 /* mconsole copies the reply after we return and runs one request at a time */
 static struct vecnet_err vecnet_mc_err;

@@ -41,6 +41,13 @@
 
 #include <linux/skbuff.h>
 #include "vecnet.h"
+#include "vecnet_chan.h"
+#include "vecnet_nego.h"
+#include "vecnet_parse.h"
+#include "vecnet_peer.h"
+#include "vecnet_ring.h"
+#include "vecnet_stats.h"
+#include "vecnet_tx.h"
 #include "vecnet_user.h"
 
 /* HELLOs sent, one per link check, before the peer counts as plain */

@@ -15,6 +15,8 @@
 #include <linux/string.h>
 #include <linux/inet.h>
 #include "vecnet.h"
+#include "vecnet_parse.h"
+#include "vecnet_transport.h"
 
 static const struct vecnet_key vecnet_common_keys[] = {
 	{ .name = "transport", .type = VECNET_KEY_STR, .max = 16,

@@ -13,7 +13,13 @@
  */
 
 #include <linux/rtnetlink.h>
+#include <linux/vecnet.h>
 #include "vecnet.h"
+#include "vecnet_chan.h"
+#include "vecnet_peer.h"
+#include "vecnet_ring.h"
+#include "vecnet_stats.h"
+#include "vecnet_transport.h"
 #include "vecnet_user.h"
 
 /* Reconnect attempts back off to the once-a-second check */

@@ -34,6 +34,10 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "vecnet.h"
+#include "vecnet_core.h"
+#include "vecnet_parse.h"
+#include "vecnet_tap.h"
+#include "vecnet_transport.h"
 #include "vecnet_user.h"
 
 #define VECNET_BPF_PATH_MAX	256

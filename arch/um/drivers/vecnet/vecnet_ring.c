@@ -15,6 +15,9 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include "vecnet.h"
+#include "vecnet_ring.h"
+#include "vecnet_stats.h"
+#include "vecnet_transport.h"
 
 /*
  * Receive buffers that fail to allocate on request, to show the driver

@@ -12,6 +12,13 @@
 #include <linux/virtio_net.h>
 #include <net/gso.h>
 #include "vecnet.h"
+#include "vecnet_chan.h"
+#include "vecnet_nego.h"
+#include "vecnet_peer.h"
+#include "vecnet_ring.h"
+#include "vecnet_rx.h"
+#include "vecnet_stats.h"
+#include "vecnet_transport.h"
 #include "vecnet_user.h"
 
 static int vecnet_recv_batch(struct vecnet_queue *q, int fd, unsigned int n)

@@ -13,6 +13,7 @@
 #include <net/netdev_queues.h>
 
 #include "vecnet.h"
+#include "vecnet_stats.h"
 
 #define VECNET_XSTAT(m) { #m, offsetof(struct vecnet_xstats, m) }
 

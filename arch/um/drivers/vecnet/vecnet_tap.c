@@ -21,6 +21,10 @@
 #include <linux/string.h>
 #include <linux/virtio_net.h>
 #include "vecnet.h"
+#include "vecnet_core.h"
+#include "vecnet_parse.h"
+#include "vecnet_tap.h"
+#include "vecnet_transport.h"
 #include "vecnet_user.h"
 
 struct vecnet_tap {

@@ -16,6 +16,12 @@
 #include <linux/virtio_net.h>
 #include <net/gso.h>
 #include "vecnet.h"
+#include "vecnet_chan.h"
+#include "vecnet_peer.h"
+#include "vecnet_ring.h"
+#include "vecnet_stats.h"
+#include "vecnet_transport.h"
+#include "vecnet_tx.h"
 #include "vecnet_user.h"
 
 /* Retry timer for a sender the host cannot wake: up to 5 ms */

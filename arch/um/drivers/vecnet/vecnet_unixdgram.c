@@ -24,6 +24,12 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "vecnet.h"
+#include "vecnet_chan.h"
+#include "vecnet_core.h"
+#include "vecnet_nego.h"
+#include "vecnet_parse.h"
+#include "vecnet_peer.h"
+#include "vecnet_transport.h"
 #include "vecnet_user.h"
 
 struct vecnet_unixdgram {

@@ -8,6 +8,8 @@
  */
 #include "kshim.h"
 #include "vecnet.h"
+#include "vecnet_core.h"
+#include "vecnet_transport.h"
 #include "vecnet_user.h"
 
 #define STANDIN_FLAGS(n, f) \

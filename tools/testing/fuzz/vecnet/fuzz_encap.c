@@ -16,6 +16,7 @@
 
 #include "kshim.h"
 #include "vecnet.h"
+#include "vecnet_transport.h"
 #include "fuzz_common.h"
 
 #define IN_HDR		15

@@ -10,6 +10,7 @@
 
 #include "kshim.h"
 #include "vecnet.h"
+#include "vecnet_transport.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
