@@ -18,12 +18,13 @@
  *	vecnet_rx.c		receive: a batch per host call, frames up
  *	vecnet_nego.c		virtio-net headers agreed with the peer, and
  *				the messages that join further queues
+ *	vecnet_tx.c		transmit: queue choice, xmit, batches out,
+ *				backpressure
  *	vecnet_peer.c		the peer's link: the queues that take frames
  *				(further queues joined and left), a peer
  *				gone and lost, the link check's backoff, why
- *				the peer does not answer, announcements
- *	vecnet_tx.c		transmit: queue choice, xmit, batches out,
- *				backpressure
+ *				the peer does not answer, the longest frame
+ *				it takes, announcements
  *	vecnet_chan.c		shortcut channels to other guests
  *	vecnet_ring.c		the rings: their slots filled and emptied
  *	vecnet_stats.c		the counters of ethtool -S and qstats
@@ -269,6 +270,10 @@ struct vecnet_nego {
 	unsigned int tries;
 	/* gso_max=: super-frames we take, and send where the peer does */
 	u32 gso_max;
+};
+
+/* What the peer takes: vecnet_peer.c writes it, as the others tell it */
+struct vecnet_peer_caps {
 	/*
 	 * The longest frame (from its Ethernet header) the peer takes as it
 	 * said, at most ours; VECNET_GSO_FRAME until it says more, or once
@@ -349,6 +354,7 @@ struct vecnet_dev {
 	u32 flags;
 	struct vecnet_host host;
 	struct vecnet_nego nego;
+	struct vecnet_peer_caps peer;
 
 	/* the queues while up: vn->nq of them */
 	struct vecnet_queue q[VECNET_QUEUES_MAX];

@@ -67,6 +67,7 @@
 #include "vecnet.h"
 #include "vecnet_chan.h"
 #include "vecnet_nego.h"
+#include "vecnet_parse.h"
 #include "vecnet_ring.h"
 #include "vecnet_stats.h"
 #include "vecnet_user.h"
@@ -230,6 +231,31 @@ int vecnet_chan_start(struct vecnet_dev *vn)
 }
 
 /*
+ * shortcut=: channels carry headers, so a link takes them only where it
+ * asks for headers (vnet= auto or 1); 0, or -EINVAL for a shortcut=1
+ * where it cannot
+ */
+int vecnet_chan_setup(struct vecnet_dev *vn, const struct vecnet_args *args,
+		      struct vecnet_err *err)
+{
+	vn->chan.want = vn->nego.want != VECNET_VNET_OFF &&
+			vecnet_arg_u32(args, "shortcut", 1);
+	if (vecnet_arg_str(args, "shortcut") && !vn->chan.want &&
+	    vecnet_arg_u32(args, "shortcut", 1)) {
+		vecnet_err_set(err, "vec%u: option 'shortcut': needs vnet=auto or vnet=1",
+			       vn->cfg.index);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The send buffer each channel's end gets: the link's own */
+void vecnet_chan_set_sndbuf(struct vecnet_dev *vn, int sndbuf)
+{
+	vn->chan.sndbuf = sndbuf;
+}
+
+/*
  * May the switch pass descriptors to queue 0?  Only while it says it
  * offers channels; to the further queues only while it says it offers
  * one per queue (@per_queue).  A host without SO_PASSRIGHTS delivers
@@ -240,6 +266,7 @@ void vecnet_chan_allow_fds(struct vecnet_dev *vn, bool allow, bool per_queue)
 {
 	unsigned int k;
 
+	vn->chan.per_queue = per_queue;
 	allow = allow && vn->chan.want;
 	vecnet_user_pass_fds(vn->host.fd, allow);
 	for (k = 1; k < vn->nq; k++)

@@ -13,6 +13,9 @@ enum vecnet_chan_state {
 };
 
 void vecnet_chan_init(struct vecnet_dev *vn);
+int vecnet_chan_setup(struct vecnet_dev *vn, const struct vecnet_args *args,
+		      struct vecnet_err *err);
+void vecnet_chan_set_sndbuf(struct vecnet_dev *vn, int sndbuf);
 void vecnet_chan_offer(struct vecnet_queue *q, const u8 *mac, int fd);
 int vecnet_chan_start(struct vecnet_dev *vn);
 void vecnet_chan_allow_fds(struct vecnet_dev *vn, bool allow, bool per_queue);

@@ -438,6 +438,7 @@ static int vecnet_open(struct net_device *dev)
 		netif_carrier_on(dev);
 	else
 		netif_carrier_off(dev);
+	vecnet_peer_check_start(vn, peer_there);
 	netif_tx_start_all_queues(dev);
 	/* Edge-triggered: frames queued before the IRQ existed raise none */
 	vecnet_kick(vn);
@@ -491,6 +492,7 @@ static int vecnet_stop(struct net_device *dev)
 	vecnet_rings_free(vn);
 	vn->transport->close(vn);
 	vecnet_nego_stop(vn);
+	vecnet_mq_stop(vn);
 	/* With the rings gone, a pending rx-gro-hw request may apply */
 	netdev_update_features(dev);
 	return 0;

@@ -92,10 +92,10 @@ static void vecnet_nego_peer_frame(struct vecnet_dev *vn, u32 frame)
 {
 	lockdep_assert_held(&vn->q[0].tx.lock);
 	frame = clamp_t(u32, frame, VECNET_GSO_FRAME, vecnet_frame_max(vn));
-	if (frame != vn->nego.tx_frame && frame > VECNET_GSO_FRAME)
+	if (frame != vn->peer.tx_frame && frame > VECNET_GSO_FRAME)
 		netdev_info(vn->dev, "the peer takes super-frames of up to %u bytes\n",
 			    frame);
-	WRITE_ONCE(vn->nego.tx_frame, frame);
+	vecnet_peer_set_frame(vn, frame);
 }
 
 /* Our frames from here on carry headers */
@@ -193,10 +193,9 @@ static void vecnet_nego_plain_again(struct vecnet_dev *vn)
 		vecnet_tx_drop_queued(vn);
 	WRITE_ONCE(vn->nego.tx_vnet, false);
 	WRITE_ONCE(vn->nego.rx_vnet, false);
-	WRITE_ONCE(vn->nego.tx_frame, VECNET_GSO_FRAME);
+	vecnet_peer_set_frame(vn, VECNET_GSO_FRAME);
 	vn->nego.agreed = false;
 	if (vn->chan.want) {
-		vn->chan.per_queue = false;
 		vecnet_chan_allow_fds(vn, false, false);
 		vecnet_chan_kill_all(vn);
 	}
@@ -286,8 +285,8 @@ bool vecnet_nego_rx(struct vecnet_dev *vn, const u8 *m, unsigned int len,
 		if (vn->chan.want) {
 			bool chan = vn->nego.rx_vnet && (flags & VECNET_MSG_F_CHAN);
 
-			vn->chan.per_queue = chan && (flags & VECNET_MSG_F_CHANQ);
-			vecnet_chan_allow_fds(vn, chan, vn->chan.per_queue);
+			vecnet_chan_allow_fds(vn, chan,
+					      chan && (flags & VECNET_MSG_F_CHANQ));
 		}
 		if (vn->nego.rx_vnet && !vn->nego.tx_vnet)
 			vecnet_nego_send_mode(vn);
@@ -347,7 +346,7 @@ bool vecnet_nego_plain(const struct vecnet_dev *vn)
 int vecnet_nego_setup(struct vecnet_dev *vn, const char *val,
 		      struct vecnet_err *err)
 {
-	vn->nego.tx_frame = VECNET_GSO_FRAME;
+	vecnet_peer_set_frame(vn, VECNET_GSO_FRAME);
 	if (!val || !strcmp(val, "auto")) {
 		vn->nego.want = VECNET_VNET_AUTO;
 	} else if (!strcmp(val, "1")) {
@@ -362,6 +361,19 @@ int vecnet_nego_setup(struct vecnet_dev *vn, const char *val,
 	return 0;
 }
 
+/* gso_max=: super-frames beyond 64 KiB need headers to say what they are */
+int vecnet_nego_gso_max(struct vecnet_dev *vn, u32 gso_max,
+			struct vecnet_err *err)
+{
+	if (gso_max > VECNET_GSO_MAX_DEFAULT && vn->nego.want == VECNET_VNET_OFF) {
+		vecnet_err_set(err, "vec%u: option 'gso_max': needs vnet=auto or vnet=1",
+			       vn->cfg.index);
+		return -EINVAL;
+	}
+	vn->nego.gso_max = gso_max;
+	return 0;
+}
+
 /* The device went down: plain frames until a peer agrees again */
 void vecnet_nego_stop(struct vecnet_dev *vn)
 {
@@ -369,5 +381,5 @@ void vecnet_nego_stop(struct vecnet_dev *vn)
 	vn->nego.rx_vnet = false;
 	vn->nego.agreed = false;
 	vn->nego.tries = 0;
-	vn->nego.tx_frame = VECNET_GSO_FRAME;
+	vecnet_peer_set_frame(vn, VECNET_GSO_FRAME);
 }

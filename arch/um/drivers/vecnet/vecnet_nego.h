@@ -27,6 +27,8 @@ static inline void vecnet_msg_init(struct vecnet_msg *m, u8 type)
 
 int vecnet_nego_setup(struct vecnet_dev *vn, const char *val,
 		      struct vecnet_err *err);
+int vecnet_nego_gso_max(struct vecnet_dev *vn, u32 gso_max,
+			struct vecnet_err *err);
 void vecnet_nego_start(struct vecnet_dev *vn);
 void vecnet_nego_stop(struct vecnet_dev *vn);
 void vecnet_nego_tick(struct vecnet_dev *vn);

@@ -159,10 +159,23 @@ void vecnet_peer_q_gone(struct vecnet_queue *q)
 		mod_delayed_work(system_percpu_wq, &vn->link.work, 0);
 }
 
-/* A send went through: a peer lost later is looked for soon again */
+/*
+ * A send went through: a peer lost later is looked for soon again (from
+ * any queue's transmit, beside the link check: neither holds a lock)
+ */
 void vecnet_peer_sent(struct vecnet_dev *vn)
 {
-	vn->link.backoff_ms = VECNET_LINK_MIN_MS;
+	WRITE_ONCE(vn->link.backoff_ms, VECNET_LINK_MIN_MS);
+}
+
+/*
+ * The peer takes frames of up to @frame bytes: as its MODE said
+ * (vecnet_nego.c), or 64 KiB once the host refused a longer one
+ * (vecnet_tx.c).  Transmit reads it without a lock.
+ */
+void vecnet_peer_set_frame(struct vecnet_dev *vn, u32 frame)
+{
+	WRITE_ONCE(vn->peer.tx_frame, frame);
 }
 
 /* Something the link check decides changed: it looks now */
@@ -177,10 +190,7 @@ void vecnet_peer_check_now(struct vecnet_dev *vn)
  */
 bool vecnet_peer_fresh(struct vecnet_dev *vn)
 {
-	if (!READ_ONCE(vn->link.fresh))
-		return false;
-	WRITE_ONCE(vn->link.fresh, false);
-	return true;
+	return xchg(&vn->link.fresh, false);
 }
 
 /* ---- why the peer does not answer ---------------------------------------- */
@@ -320,7 +330,7 @@ void vecnet_peer_probed(struct vecnet_dev *vn, int err)
 		/* a later failure is worth saying again (not after HELD) */
 		if (err != VECNET_PEER_HELD)
 			vn->link.why = 0;
-		vn->link.backoff_ms = VECNET_LINK_MIN_MS;
+		WRITE_ONCE(vn->link.backoff_ms, VECNET_LINK_MIN_MS);
 		goto again;
 	}
 	if (vecnet_peer_gone(vn, err) && netif_carrier_ok(vn->dev)) {
@@ -338,9 +348,9 @@ void vecnet_peer_probed(struct vecnet_dev *vn, int err)
 		else
 			vecnet_link_count(vn, err, false);
 	}
-	delay = vn->link.backoff_ms;
-	vn->link.backoff_ms = min(vn->link.backoff_ms * 2,
-				  VECNET_LINK_CHECK_MS);
+	delay = READ_ONCE(vn->link.backoff_ms);
+	WRITE_ONCE(vn->link.backoff_ms,
+		   min_t(unsigned int, delay * 2, VECNET_LINK_CHECK_MS));
 again:
 	schedule_delayed_work(&vn->link.work, msecs_to_jiffies(delay));
 }
@@ -427,6 +437,14 @@ void vecnet_peer_start(struct vecnet_dev *vn, bool peer_there)
 	enable_delayed_work(&vn->link.announce_work);
 	vn->link.said = false;
 	WRITE_ONCE(vn->link.fresh, !peer_there);
+}
+
+/*
+ * ...and once the carrier says what open found, the first link check:
+ * soon while no peer answered, at the usual pace once one did
+ */
+void vecnet_peer_check_start(struct vecnet_dev *vn, bool peer_there)
+{
 	if (vn->transport->probe_peer)
 		schedule_delayed_work(&vn->link.work,
 				      msecs_to_jiffies(peer_there ?
@@ -449,5 +467,13 @@ void vecnet_peer_stop(struct vecnet_dev *vn)
 {
 	disable_delayed_work_sync(&vn->link.announce_work);
 	vn->link.announce_waits = 0;
+}
+
+/*
+ * ...and last, with the rings gone, the queues transmit may use: until
+ * then a queue woken in a reshape (the qdisc runs on) still steers by them
+ */
+void vecnet_mq_stop(struct vecnet_dev *vn)
+{
 	vn->mq.live = 0;
 }

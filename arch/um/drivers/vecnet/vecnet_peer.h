@@ -9,6 +9,7 @@ void vecnet_peer_init(struct vecnet_dev *vn,
 		      void (*check)(struct work_struct *work));
 void vecnet_peer_open(struct vecnet_dev *vn);
 void vecnet_peer_start(struct vecnet_dev *vn, bool peer_there);
+void vecnet_peer_check_start(struct vecnet_dev *vn, bool peer_there);
 void vecnet_peer_stop_check(struct vecnet_dev *vn);
 void vecnet_peer_stop(struct vecnet_dev *vn);
 void vecnet_peer_path(struct vecnet_dev *vn, const char *path,
@@ -25,8 +26,10 @@ void vecnet_peer_lost(struct vecnet_dev *vn);
 void vecnet_peer_lost_rx(struct vecnet_dev *vn);
 void vecnet_peer_q_gone(struct vecnet_queue *q);
 void vecnet_peer_sent(struct vecnet_dev *vn);
+void vecnet_peer_set_frame(struct vecnet_dev *vn, u32 frame);
 void vecnet_mq_join(struct vecnet_queue *q);
 void vecnet_mq_unjoin_all(struct vecnet_dev *vn);
 void vecnet_mq_set_cookie(struct vecnet_dev *vn, const u8 *cookie);
+void vecnet_mq_stop(struct vecnet_dev *vn);
 
 #endif

@@ -74,7 +74,7 @@ static bool vecnet_tx_big_refused(struct vecnet_queue *q, int err)
 	lockdep_assert_held(&q->tx.lock);
 	if (q->tx.skbs[q->tx.head]->len <= VECNET_GSO_FRAME)
 		return false;
-	WRITE_ONCE(vn->nego.tx_frame, VECNET_GSO_FRAME);
+	vecnet_peer_set_frame(vn, VECNET_GSO_FRAME);
 	vecnet_qcount_tx(q, tx_big_refused);
 	net_info_ratelimited("%s: the host refused a super-frame beyond 64 KiB (%d): cut to 64 KiB from now on\n",
 			     vn->dev->name, err);
@@ -421,7 +421,7 @@ netdev_tx_t vecnet_xmit_big(struct sk_buff *skb, struct net_device *dev)
 	/* the channel of the queue it takes (vecnet_select_queue), if any */
 	limit = vecnet_chan_dest(vn, qi < vn->nq ? qi : 0, skb);
 	if (!limit)
-		limit = READ_ONCE(vn->nego.tx_frame);
+		limit = READ_ONCE(vn->peer.tx_frame);
 	if (skb->len <= limit) {
 		vecnet_xmit(skb, dev);
 		return NETDEV_TX_OK;

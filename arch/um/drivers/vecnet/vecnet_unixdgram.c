@@ -117,24 +117,10 @@ static int vecnet_unixdgram_setup(struct vecnet_dev *vn,
 			       VECNET_UNIX_PATH_MAX - 1);
 		goto bad;
 	}
-	/* shortcut channels carry headers: only where they are asked for */
-	vn->chan.want = vn->nego.want != VECNET_VNET_OFF &&
-			vecnet_arg_u32(args, "shortcut", 1);
-	if (vecnet_arg_str(args, "shortcut") && !vn->chan.want &&
-	    vecnet_arg_u32(args, "shortcut", 1)) {
-		vecnet_err_set(err, "vec%u: option 'shortcut': needs vnet=auto or vnet=1",
-			       vn->cfg.index);
+	if (vecnet_chan_setup(vn, args, err) ||
+	    vecnet_nego_gso_max(vn, vecnet_arg_u32(args, "gso_max",
+						   VECNET_GSO_MAX_DEFAULT), err))
 		goto bad;
-	}
-	/* super-frames beyond 64 KiB need headers to say what they are */
-	vn->nego.gso_max = vecnet_arg_u32(args, "gso_max",
-					  VECNET_GSO_MAX_DEFAULT);
-	if (vn->nego.gso_max > VECNET_GSO_MAX_DEFAULT &&
-	    vn->nego.want == VECNET_VNET_OFF) {
-		vecnet_err_set(err, "vec%u: option 'gso_max': needs vnet=auto or vnet=1",
-			       vn->cfg.index);
-		goto bad;
-	}
 	vn->tpriv = ud;
 	return 0;
 
@@ -211,7 +197,7 @@ static int vecnet_unixdgram_open(struct vecnet_dev *vn)
 	}
 	vn->host.fd = fd;
 	ud->bound = true;
-	vn->chan.sndbuf = vecnet_unixdgram_sndbuf(vn);
+	vecnet_chan_set_sndbuf(vn, vecnet_unixdgram_sndbuf(vn));
 	err = vecnet_unixdgram_open_queues(vn);
 	if (err) {
 		vecnet_unixdgram_close(vn);
