@@ -46,7 +46,9 @@ G2G_VARIANTS = (("bridge", "Linux bridge, two taps"),
                 ("direct-big", "direct link, gso_max=262144"),
                 ("bridge-cap1", "Linux bridge, one CPU in all"),
                 ("vecswitch-cap1", "vecswitch, default, one CPU in all"),
-                ("vecswitch-big-cap1", "vecswitch, gso_max=262144, one CPU in all"))
+                ("vecswitch-big-cap1", "vecswitch, gso_max=262144, one CPU in all"),
+                ("vecswitch-base", "vecswitch, default, G2G_BASE's kernel"),
+                ("vecswitch-big-base", "vecswitch, gso_max=262144, G2G_BASE's kernel"))
 
 
 LIGHT_PATHS = (("bridge", "two taps on a Linux bridge"),
@@ -149,6 +151,11 @@ def ratios(recs):
             q = ratio(find(recs, "g2g", case, v), br)
             if q is not None:
                 out.append({"what": f"guest-guest {case}: {what} / Linux bridge", "ratio": q})
+        for v, what in (("vecswitch", "default"), ("vecswitch-big", "gso_max=262144")):
+            q = ratio(find(recs, "g2g", case, v), find(recs, "g2g", case, v + "-base"))
+            if q is not None:
+                out.append({"what": f"guest-guest {case}, vecswitch {what}: "
+                                    "this driver / G2G_BASE's", "ratio": q})
         for v, what in (("vecswitch-cap1", "vecswitch (default)"),
                         ("vecswitch-big-cap1", "vecswitch, gso_max=262144")):
             q = ratio(find(recs, "g2g", case, v), find(recs, "g2g", case, "bridge-cap1"))
@@ -312,20 +319,26 @@ def light_table(recs):
     lines = ["", "## Light guests (two QEMU guests under TCG, iperf3 TCP)", "",
              "/ bridge: the median of each run's rate against the bridge's in the same run. "
              "CPU s/Gbit: CPU seconds per Gbit moved while the flow ran, of the switch and "
-             "of both QEMU processes. Rest of host: the CPU seconds everything else on the "
+             "of both QEMU processes. Kicks and calls a frame (vhost-user): the eventfd "
+             "notifications the switch took from and gave to the guests over the flow, per "
+             "frame it forwarded. Rest of host: the CPU seconds everything else on the "
              "host used during each flow (other work on a shared machine).", "",
              "| path | Gbit/s (median) | runs, Gbit/s | / bridge | switch CPU s/Gbit "
-             "| QEMU CPU s/Gbit | rest of host, CPU s |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
+             "| QEMU CPU s/Gbit | kicks a frame | calls a frame | rest of host, CPU s |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for p, what, r in rows:
         if r is None:
             continue
         runs, rel = runs_rel(recs, "light", "tcp-per-bridge", "bridge", p, r)
         other = find(recs, "light", "host-other-cpu", p)
         other = " ".join(f"{v}" for v in (other or {}).get("runs") or [])
+        kicks = find(recs, "light", "kicks-per-frame", p)
+        calls = find(recs, "light", "calls-per-frame", p)
         lines.append(f"| {p}: {what} | {r['value'] / 1e9:.2f} | {runs} | {rel} "
                      f"| {blank(r.get('switch_cpu_per_gbit'))} "
-                     f"| {blank(r.get('guest_cpu_per_gbit'))} | {other} |")
+                     f"| {blank(r.get('guest_cpu_per_gbit'))} "
+                     f"| {blank(kicks and kicks['value'])} | {blank(calls and calls['value'])} "
+                     f"| {other} |")
     return lines
 
 

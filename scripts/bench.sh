@@ -20,7 +20,8 @@
 # and 1 MiB ones; with super-frames up to 256 KiB (gso_max=262144) on
 # vecswitch and on a direct link with no switch; the bridge and vecswitch
 # again with guests and switch capped at one CPU together; medians of
-# G2G_RUNS=5), small (the same guests and paths and --hub, 64-byte
+# G2G_RUNS=5; G2G_BASE=VMLINUX adds vecswitch's paths with both guests on
+# that kernel, a build of the driver before a change), small (the same guests and paths and --hub, 64-byte
 # UDP: frames a second received and the loss), idle (one pair's
 # throughput with idle guests attached, switch against --hub, and as a
 # control the most idle guests on a second switch), rate (port
@@ -35,8 +36,9 @@
 # shortcut channels), mq (two-CPU guests with queues=1 against queues=2,
 # TCP and 64-byte UDP with four flows, on the bridge and vecswitch), light
 # (two QEMU light guests under TCG, TCP between them on a Linux bridge with
-# taps, on vecswitch's --dgram, --stream and --vhost-user; about 3.5
-# minutes at RUNS=3 SECS=5, skipped where QEMU is missing), plain (the
+# taps, on vecswitch's --dgram, --stream and --vhost-user, with the
+# switch's CPU per Gbit and on vhost-user its kicks and calls a frame;
+# about 3.5 minutes at RUNS=3 SECS=5, skipped where QEMU is missing), plain (the
 # switch's CPU per plain 1514-byte frame on --dgram against --stream), rr
 # (round trips with vswrr between the g2g guests on the g2g paths and
 # between the light guests on the light paths: TCP 1-byte and 1 KiB, 1
@@ -74,11 +76,26 @@ vecswitch=$build/vecswitch
 runs=${RUNS:-3}
 secs=${SECS:-5}
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(rate transports tunnels g2g small kernels idle vxlan faults flood mq light plain rr nat scale)
+all_suites="rate transports tunnels g2g small kernels idle vxlan faults flood mq light plain rr nat scale"
+# shellcheck disable=SC2206  # the list splits into names
+[ ${#suites[@]} -gt 0 ] || suites=($all_suites)
 vswblast=$build/vswblast
 vswrr=$build/vswrr
 # BIG TCP's gso_max_size and gso_ipv4_max_size, for iproute2 before 6.3
 gso_size=$top/tools/testing/selftests/drivers/net/vecnet/gso_size.py
+
+# every name first, so that a typo does not end a run an hour in; then
+# the UML kernel, which only the suites that boot UML guests need
+need_uml=no
+for s in "${suites[@]}"; do
+	[[ " $all_suites " == *" $s "* ]] ||
+		{ echo "bench: unknown suite '$s' (${all_suites// /, })" >&2; exit 2; }
+	case $s in
+	rate|light|plain|nat|scale) ;;
+	rr) [[ " ${RR_VARIANTS:-bridge} " =~ \ [^l] ]] && need_uml=yes ;;
+	*) need_uml=yes ;;
+	esac
+done
 
 mkdir -p "$out"
 raw=$out/raw.jsonl
@@ -143,14 +160,11 @@ source "$top/scripts/bench/nat.sh"
 source "$top/scripts/bench/scale.sh"
 
 [ "$(id -u)" -eq 0 ] || die "needs root (namespaces, tap devices)"
-[ -x "$ours" ] || die "no $ours (run 'make')"
+[ "$need_uml" = no ] || [ -x "$ours" ] || die "no $ours (run 'make'; the suites rate, light, plain, nat and scale run without it)"
 
 : >"$out/rate.jsonl"
 for s in "${suites[@]}"; do
-	case "$s" in
-	rate|transports|tunnels|g2g|small|kernels|idle|vxlan|faults|flood|mq|light|plain|rr|nat|scale) "bench_$s" ;;
-	*) die "unknown suite '$s' (rate, transports, tunnels, g2g, small, kernels, idle, vxlan, faults, flood, mq, light, plain, rr, nat, scale)" ;;
-	esac
+	"bench_$s"
 done
 
 /usr/bin/python3 "$top/scripts/bench-report.py" "$raw" "$out"

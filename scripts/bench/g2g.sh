@@ -14,17 +14,24 @@
 # machine has spare (the bridge's softirq work may escape the cap, see
 # cpu_cap_enter); one with "-rx0" turns receive coalescing off (see
 # g2g_variant).  G2G_CASES and G2G_VARIANTS limit the suite to those.
+# G2G_BASE=VMLINUX adds vecswitch-base and vecswitch-big-base: the same
+# paths with both guests on that kernel, a build of the driver before a
+# change, so that the change is measured against it in the same run.
 bench_g2g() {
-	local c r v key flags n=${G2G_RUNS:-5}
+	local c r v key flags n=${G2G_RUNS:-5} base=''
 	local -A gbps=() ggcpu=() gscpu=()
 	local -A cflags=([tcp-fwd]="" [tcp-fwd-1M]="-l 1M")
 
+	if [ -n "${G2G_BASE:-}" ]; then
+		[ -f "$G2G_BASE" ] || die "G2G_BASE=$G2G_BASE: no kernel there"
+		base="vecswitch-base vecswitch-big-base"
+	fi
 	for r in $(seq 1 "$n"); do
 		for c in ${G2G_CASES:-tcp-fwd tcp-fwd-1M}; do
 			flags=${cflags[$c]}
 			for v in ${G2G_VARIANTS:-bridge vecswitch vecswitch-big switched \
 				   plain direct direct-big virtio bridge-cap1 \
-				   vecswitch-cap1 vecswitch-big-cap1}; do
+				   vecswitch-cap1 vecswitch-big-cap1} $base; do
 				say "g2g $c $v run $r/$n"
 				if [[ $v == *-cap1 ]]; then
 					if ! cpu_cap_enter 1; then

@@ -495,14 +495,17 @@ g2g_once() {
 	if [ -n "${pair_queues:-}" ]; then
 		a+=",queues=$pair_queues" b+=",queues=$pair_queues"
 	fi
-	pair_switch=$sw pair_run "$ours" 198.18.1 "$a" "$b"
+	pair_switch=$sw pair_run "${g2g_kernel:-$ours}" 198.18.1 "$a" "$b"
 	[ -z "$sw" ] || { kill "$sw" 2>/dev/null; wait "$sw" 2>/dev/null; } || true
 }
 
 # g2g_variant VARIANT: g2g_once, where the suffix "-rx0" turns receive
 # coalescing off in both guests (ethtool -C rx-usecs 0 before the flow)
+# and "-base" boots both guests on G2G_BASE's kernel instead of ours
 g2g_variant() {
-	if [[ $1 == *-rx0 ]]; then
+	if [[ $1 == *-base ]]; then
+		g2g_kernel=$G2G_BASE g2g_variant "${1%-base}"
+	elif [[ $1 == *-rx0 ]]; then
 		guest_setup="ethtool -C vec0 rx-usecs 0${guest_setup:+; $guest_setup}" \
 			g2g_once "${1%-rx0}"
 	else

@@ -94,18 +94,32 @@ light_qlen() {
 	ip netns exec "$ns" sysctl -qw net.unix.max_dgram_qlen="${LIGHT_QLEN:-10}"
 }
 
+# light_vhost_counts: "frames kicks calls" summed over the switch's
+# vhost-user ports (ctl stats: frames received from the guests, eventfd
+# kicks taken and calls made), nothing where there are none
+light_vhost_counts() {
+	CTL=$light_dir/ctl.sock ctl stats 2>/dev/null | awk '
+		$1 == "port" { vh = ($3 == "vhost-user") }
+		vh && $1 == "rx_frames" { f += $2; any = 1 }
+		vh && $1 == "vhost_kicks" { k += $2 }
+		vh && $1 == "vhost_calls" { c += $2 }
+		END { if (any) printf "%d %d %d\n", f, k, c }'
+}
+
 # light_once PATH: one flow from guest 1 (198.18.7.2) to guest 0
 # (198.18.7.1) on PATH; sets light_bps, light_gcpu and light_scpu (CPU
 # seconds per Gbit of both QEMU processes and of the switch),
 # light_swcpu (the switch's CPU seconds over the flow) and light_other
-# (what the rest of the host used meanwhile: other work on the machine).
+# (what the rest of the host used meanwhile: other work on the machine),
+# and on vhost-user light_kicks and light_calls: the switch's kicks taken
+# and calls made per frame it forwarded over the flow.
 # Another suite may give the guests other programs: $light_srv_run is the
 # server's command, $light_cli_run the client's (its marks and output as
 # light_client_cmd's), $light_flow the seconds its flow may take; with
 # $light_cli_run set no rate is read (light_bps 0), the client's output
 # stays in $light_dir/cli.out.
 light_once() {
-	local path=$1 sw='' t srv cli g0 g1 s0='' s1='' h0 h1 perf=''
+	local path=$1 sw='' t srv cli g0 g1 s0='' s1='' h0 h1 perf='' v0='' v1=''
 	local -a a0 a1
 
 	netns_fresh
@@ -135,6 +149,7 @@ light_once() {
 	# boots, the client's ping and its first try, bounded; then the flow
 	if light_mark cli VSW_RUNNING 240; then
 		[ -z "$sw" ] || s0=$(procs_cpu "$sw")
+		[ -z "$sw" ] || v0=$(light_vhost_counts)
 		g0=$(procs_cpu "$srv" "$cli")
 		h0=$(host_busy)
 		if [ -n "${light_perf:-}" ] && [ "$path" = vhost ] && [ -n "$sw" ]; then
@@ -143,6 +158,7 @@ light_once() {
 		fi
 		if light_mark cli VSW_DONE $((${light_flow:-$secs} + 60)); then
 			[ -z "$sw" ] || s1=$(procs_cpu "$sw")
+			[ -z "$sw" ] || v1=$(light_vhost_counts)
 			g1=$(procs_cpu "$srv" "$cli")
 			h1=$(host_busy)
 		fi
@@ -160,6 +176,11 @@ light_once() {
 	light_gcpu=$(per_gbit "$(awk -v a="${g1:-}" -v b="${g0:-}" 'BEGIN { if (a != "") printf "%.2f\n", a - b }')" "$light_bps")
 	light_swcpu=$(awk -v a="$s1" -v b="$s0" 'BEGIN { if (a != "") printf "%.2f\n", a - b }')
 	light_scpu=$(per_gbit "$light_swcpu" "$light_bps")
+	read -r light_kicks light_calls < <(awk -v a="$v1" -v b="$v0" 'BEGIN {
+		split(a, x); split(b, y)
+		if (a != "" && b != "" && x[1] > y[1])
+			printf "%.3f %.3f\n", (x[2] - y[2]) / (x[1] - y[1]), (x[3] - y[3]) / (x[1] - y[1])
+	}') || true
 	light_other=$(awk -v h1="${h1:-}" -v h0="${h0:-}" -v g1="${g1:-}" -v g0="${g0:-}" -v s="${light_swcpu:-0}" \
 		'BEGIN { if (h1 != "") printf "%.2f\n", (h1 - h0) - (g1 - g0) - s }')
 	if [ -n "$sw" ]; then
@@ -193,7 +214,7 @@ light_prepare() {
 bench_light() {
 	local r p ratio
 	local -a paths
-	local -A lbps=() lgcpu=() lscpu=() lsw=() lratio=() lother=() now=()
+	local -A lbps=() lgcpu=() lscpu=() lsw=() lratio=() lother=() now=() lkick=() lcall=()
 
 	read -ra paths <<<"${LIGHT_PATHS:-bridge dgram stream vhost}"
 	if [ -n "${LIGHT_BASE:-}" ]; then
@@ -218,6 +239,7 @@ bench_light() {
 			say "light $p run $r/$runs: $(awk -v b="$light_bps" 'BEGIN { printf "%.2f", b / 1e9 }') Gbit/s; CPU s over the flow: switch ${light_swcpu:-n/a}, rest of the host ${light_other:-n/a}"
 			lbps[$p]+=" $light_bps" lgcpu[$p]+=" $light_gcpu" lscpu[$p]+=" $light_scpu"
 			lsw[$p]+=" $light_swcpu" lother[$p]+=" $light_other"
+			lkick[$p]+=" $light_kicks" lcall[$p]+=" $light_calls"
 			now[$p]=$light_bps
 		done
 		# each path against the bridge of this same run
@@ -233,6 +255,12 @@ bench_light() {
 			"$(median_of ${lscpu[$p]})"
 		# shellcheck disable=SC2086
 		record light host-other-cpu "$p" "CPU s" "$(median_of ${lother[$p]})" "" "${lother[$p]}"
+		if [[ ${lkick[$p]} =~ [0-9] ]]; then
+			# shellcheck disable=SC2086
+			record light kicks-per-frame "$p" ratio "$(median_of ${lkick[$p]})" "" "${lkick[$p]}"
+			# shellcheck disable=SC2086
+			record light calls-per-frame "$p" ratio "$(median_of ${lcall[$p]})" "" "${lcall[$p]}"
+		fi
 		{ [ "$p" != bridge ] && [[ ${lratio[$p]} =~ [0-9] ]]; } || continue
 		# shellcheck disable=SC2086
 		record light tcp-per-bridge "$p" ratio "$(median_of ${lratio[$p]})" "" "${lratio[$p]}"

@@ -5,8 +5,10 @@
 # count on, in seconds: scale_cost.c builds clean, and on a switch in a
 # namespace of the test's own its peers, dgram and stream, each get every
 # frame their partner sent (a peer that lost frames would make the cost
-# per frame look lower); the suites that use it, and rr's, parse.  What
-# the figures are is the bench's business, not a test's.
+# per frame look lower); the suites that use it, and rr's, parse; a
+# misspelt suite stops bench.sh before it starts anything, and one that
+# boots UML guests stops it where there is no UML kernel.  What the
+# figures are is the bench's business, not a test's.
 
 LIB_NO_GUEST=1
 source "$(dirname "$(readlink -f "$0")")/../lib.sh"
@@ -15,7 +17,7 @@ command -v cc >/dev/null || { echo "SKIP: no cc"; exit "$ksft_skip"; }
 
 bench=$VECNET_SRC/scripts/bench
 tool=$TEST_TMP/scale_cost
-for s in lib light plain rr scale; do
+for s in lib light plain rr scale g2g; do
 	bash -n "$bench/$s.sh"
 	check_err $? "scripts/bench/$s.sh does not parse"
 done
@@ -42,5 +44,15 @@ done
 [ $? -eq 2 ]
 check_err $? "scale_cost took an odd number of peers"
 
-log_test "bench: synthetic peers get every frame, dgram and stream; suites parse"
+# bench.sh's arguments: a name it does not know, before anything runs
+# (rate, first, would take minutes); a UML suite without the kernel
+out=$(VECNET_BUILD=$TEST_TMP/b timeout 20 bash "$VECNET_SRC/scripts/bench.sh" rate ratee 2>&1)
+[ $? -eq 2 ] && [[ $out == *"unknown suite 'ratee'"* ]] && [ ! -e "$TEST_TMP/b" ]
+check_err $? "bench.sh did not refuse a misspelt suite at once: $out"
+out=$(VECNET_BUILD=$TEST_TMP/b VMLINUX=$TEST_TMP/none timeout 20 \
+	bash "$VECNET_SRC/scripts/bench.sh" g2g 2>&1) && out="exit 0: $out"
+[[ $out == *"bench: no $TEST_TMP/none"* ]]
+check_err $? "bench.sh did not ask for the UML kernel g2g needs: $out"
+
+log_test "bench: synthetic peers get every frame, dgram and stream; suites parse; bad suites refused"
 exit "$RET"
