@@ -200,7 +200,8 @@ light_once() {
 light_prepare() {
 	light_suite=$1
 	light_dir=$work/$1
-	light_initrd=$work/light-initrd.gz
+	# a dot file: the UML paths of rr empty $work/* before every pair
+	light_initrd=$work/.light-initrd.gz
 	rm -rf "${out:?}/$1"
 	mkdir -p "$out/$1"
 	say "$1: building the guests' initramfs (busybox, iperf3)"

@@ -264,7 +264,12 @@ bool vs_vq_drain_kick(struct vs_vhost *v, unsigned int q)
 
 	if (vq->kick_fd < 0)
 		return false;
-	/* an eventfd gives its count at once; a pipe holds up to 64 KiB */
+	/*
+	 * An eventfd gives its count at once, in 8 bytes; a pipe holds up
+	 * to 64 KiB.  A read shorter than the buffer emptied it: no second
+	 * one to hear EAGAIN (a system call a kick).  A kick that comes
+	 * after it leaves the descriptor ready for the next turn.
+	 */
 	for (i = 0; i < 16; i++) {
 		ssize_t r = read(vq->kick_fd, buf, sizeof(buf));
 
@@ -279,6 +284,8 @@ bool vs_vq_drain_kick(struct vs_vhost *v, unsigned int q)
 		if (r <= 0)
 			break;
 		kicked = true;
+		if ((size_t)r < sizeof(buf))
+			break;
 	}
 	if (kicked) {
 		v->st.kicks++;

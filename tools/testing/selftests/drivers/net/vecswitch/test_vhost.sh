@@ -23,12 +23,16 @@
 #  rewrite    a front-end rewrites the destination of the frames it
 #             sends while the switch reads them: each receiver gets only
 #             frames addressed to it
+#  callfull   a front-end that holds its call eventfd at its limit: the
+#             switch's calls fail at once, none waits in the kernel to
+#             land later (they would pile up), and its frames still come
 #  hostile    each of some fifty bad front-ends (descriptors, rings,
 #             memory tables, messages, descriptors of the wrong kind, a
 #             FUSE file that cannot be closed, a memfd shrunk under the
 #             switch) is dropped or refused and logged, and the switch
 #             keeps a good pair talking
 #
+# VHOST_CASES="pair callfull" runs those cases only.
 # After each case the switch holds no more eventfds, pipes, memfds or
 # memfd mappings than before it.  Then the switch (the AddressSanitizer/UBSan build) must exit cleanly and
 # have reported nothing.  Only unix sockets; no frame leaves the host.
@@ -40,7 +44,7 @@ require_vecswitch
 python3 -c 'import sys; sys.exit(sys.version_info < (3, 9))' ||
 	{ echo "SKIP: vhost_frontend.py needs python3 3.9 or later"; exit "$ksft_skip"; }
 here=$(dirname "$(readlink -f "$0")")
-cases=(pair tso tso_seg rings chains reconnect rewrite hostile)
+read -ra cases <<<"${VHOST_CASES:-pair tso tso_seg rings chains reconnect rewrite callfull hostile}"
 
 ns=$(netns_add vhost)
 vsock=$TEST_TMP/vhost.sock

@@ -59,8 +59,8 @@ import traceback
 from vhost_lib import Closed, Fail, Switch, expect, say
 from vhost_hostile import Hostile
 from vhost_traffic import (
-    case_chains, case_pair, case_reconnect, case_rewrite, case_rings, case_tso,
-    case_tso_seg)
+    case_callfull, case_chains, case_pair, case_reconnect, case_rewrite,
+    case_rings, case_tso, case_tso_seg)
 from vhost_hostile_rings import hostile_rings
 from vhost_hostile_msgs import hostile_messages
 from vhost_hostile_mem import hostile_memory
@@ -90,6 +90,7 @@ CASES = {
     "chains": case_chains,
     "reconnect": case_reconnect,
     "rewrite": case_rewrite,
+    "callfull": case_callfull,
     "hostile": case_hostile,
 }
 

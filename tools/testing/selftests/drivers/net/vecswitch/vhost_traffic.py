@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """The cases of a well-behaved front-end: pair, tso, tso_seg, rings,
-chains, reconnect and rewrite (see vhost_frontend.py)."""
+chains, reconnect, rewrite and callfull (see vhost_frontend.py)."""
 
+import os
 import struct
 import threading
 import time
@@ -347,4 +348,48 @@ def case_rewrite(sw, rounds=64, batch=32):
         if flipper:
             flipper.join()
         for x in (a, b, c):
+            x.close()
+
+
+def case_callfull(sw):
+    """B holds its receive call eventfd at its limit (it wrote
+    0xfffffffffffffffe there itself): every call the switch makes to it
+    must fail at once and none wait in the kernel to land when B reads
+    (a frontend could pile them up without end); B still gets its frames
+    and, its eventfd read, its calls again"""
+    a = connect(sw, "A", mac(1, 0x61))
+    b = connect(sw, "B", mac(1, 0x62))
+    try:
+        exchange(a, b, b"before", 61)
+        fd = b.call_fd[RXQ]
+        b.drain_call(RXQ)
+        full = 0xFFFF_FFFF_FFFF_FFFE
+        os.write(fd, struct.pack("<Q", full))
+        ring = b.rings[RXQ]
+        for k in range(8):
+            if ring.event_idx:
+                ring.set_used_event(ring.last_used)     # a call for each
+            f = eth(b.mac, a.mac, ETH_TEST, pattern(62 + k, 300))
+            a.tx(f)
+            a.tx_done()
+            got, deadline = [], time.monotonic() + 2
+            while not got and time.monotonic() < deadline:
+                got = b.drain_rx()
+                time.sleep(0.005)
+            expect_eq(f"B: frame {k} read from its ring, its call eventfd full",
+                      [f], [g[1] for g in got])
+        time.sleep(0.2)
+        expect_eq("B: its call eventfd, read", full,
+                  struct.unpack("<Q", os.read(fd, 8))[0])
+        time.sleep(0.2)
+        try:
+            late = struct.unpack("<Q", os.read(fd, 8))[0]
+        except BlockingIOError:
+            late = 0
+        expect_eq("B: calls that waited in the kernel and landed after the read",
+                  0, late)
+        exchange(a, b, b"after", 63)
+        say("8 calls to a full call eventfd failed at once; B called again once read")
+    finally:
+        for x in (a, b):
             x.close()
