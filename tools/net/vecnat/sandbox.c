@@ -9,6 +9,7 @@
  * starts it again and counts it.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
@@ -28,6 +29,23 @@
 
 #define NOBODY		65534
 
+/* Whether the process holds any capability (true where it cannot tell) */
+static bool holds_caps(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+	unsigned int i;
+
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return true;
+	for (i = 0; i < 2; i++)
+		if (data[i].effective || data[i].permitted || data[i].inheritable)
+			return true;
+	return false;
+}
+
 static int drop_ids(void)
 {
 	struct __user_cap_header_struct hdr = {
@@ -45,7 +63,11 @@ static int drop_ids(void)
 	/* an unprivileged user started with capabilities (ambient) loses them */
 	memset(data, 0, sizeof(data));
 	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-	if (syscall(SYS_capset, &hdr, data) < 0) {
+	/*
+	 * a service's filter may refuse capset (systemd's ~@privileged, as
+	 * the shipped units have it): with none held, there is none to drop
+	 */
+	if (syscall(SYS_capset, &hdr, data) < 0 && holds_caps()) {
 		fprintf(stderr, "vecnat: capset: %s\n", strerror(errno));
 		return -1;
 	}
@@ -151,6 +173,14 @@ int nat_sandbox(void)
 	if (drop_ids() < 0)
 		return -1;
 	ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
+	/*
+	 * libseccomp offers that action only where it can ask the kernel
+	 * with seccomp(), which a service's filter may refuse (systemd's
+	 * @system-service has no seccomp()); it then loads the filter with
+	 * prctl().  Killing the thread is killing vecnat: it has one.
+	 */
+	if (!ctx)
+		ctx = seccomp_init(SCMP_ACT_KILL);
 	if (!ctx) {
 		fprintf(stderr, "vecnat: seccomp_init failed\n");
 		return -1;

@@ -789,6 +789,36 @@ static void run(struct nat *n)
 	}
 }
 
+/*
+ * Every way out is a socket of this process.  A sandbox that takes an
+ * address family away (systemd's RestrictAddressFamilies, as the shipped
+ * units have it) leaves the guests their leases and nothing beyond:
+ * say so once, at the start, not through connections that fail unsaid.
+ */
+static void check_families(const struct nat *n)
+{
+	static const struct {
+		int af;
+		const char *name;
+	} fam[] = { { AF_INET, "AF_INET" }, { AF_INET6, "AF_INET6" } };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(fam) / sizeof(fam[0]); i++) {
+		int s;
+
+		if (fam[i].af == AF_INET6 && !n->cfg.v6)
+			continue;
+		s = socket(fam[i].af, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (s >= 0) {
+			close(s);
+			continue;
+		}
+		fprintf(stderr, "vecnat: cannot open %s sockets (%s): guests get addresses but reach nothing %s outside; a service's sandbox must allow the family (systemd: RestrictAddressFamilies=AF_INET AF_INET6, see \"Running as a service\" in vecswitch(8))\n",
+			fam[i].name, strerror(errno),
+			fam[i].af == AF_INET ? "IPv4" : "IPv6");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static struct nat n = {
@@ -815,6 +845,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (switch_socket(&n) < 0 || slirp_start(&n) < 0)
 		return NAT_EXIT_SETUP;
+	check_families(&n);
 	if (nat_sandbox() < 0)
 		return NAT_EXIT_SETUP;
 	/* the switch died before the parent-death signal was set */

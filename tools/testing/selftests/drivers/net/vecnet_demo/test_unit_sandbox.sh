@@ -24,7 +24,9 @@
 # It must run with io_uring (not fall back to recvmmsg), with its
 # diagnostics, raise its open-file limit from systemd's soft 1024 and give
 # its sockets their group (--group), while a call the filter leaves out
-# fails with the unit's errno.  ProtectHostname is a UTS namespace here,
+# fails with the unit's errno.  With --nat, the NAT process must say at
+# once that the unit's address families leave the guests nothing
+# outside, and still answer.  ProtectHostname is a UTS namespace here,
 # ProtectKernelTunables and ProtectControlGroups read-only mounts.  Not
 # emulated: what those settings and ProtectClock, ProtectKernelModules,
 # ProtectKernelLogs, RestrictNamespaces, RestrictRealtime and
@@ -266,6 +268,37 @@ check_err $? "the switch's socket did not get its --group (chown)"
 if [ -z "$(unit_get LimitNOFILE)" ]; then
 	[ "$(awk '/^Max open files/ { print $4 }' "/proc/$swpid/limits")" -gt 1024 ]
 	check_err $? "the switch did not raise its open-file limit under the unit's filter"
+fi
+
+# --nat as the unit runs it: an unprivileged user (vecnat, started as
+# root, would drop to nobody, which the filter forbids), the unit's filter
+# and address families.  The NAT process starts and says at once that
+# the guests reach nothing outside, and why; the switch answers for it.
+if [ -n "$fams" ] && [[ ",$fams," != *,AF_INET,* ]] && command -v setpriv >/dev/null; then
+	natdir=$(mktemp -d /run/vecnet-sandbox-nat.XXXXXX)
+	on_exit "rm -rf $natdir"
+	cp "$TEST_TMP/seccomp_exec.py" "$natdir/"
+	chown -R 65534:65534 "$natdir"
+	ip netns exec "$ns" setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env -u LD_PRELOAD python3 "$natdir/seccomp_exec.py" "$filter_mode" "$errno" \
+		"$nrs" "$fams" -- "$switch" --dgram "$natdir/sw.sock" --ctl "$natdir/ctl.sock" \
+		--nat 2>"$TEST_TMP/nat-switch.log" &
+	natpid=$!
+	on_exit "kill $natpid 2>/dev/null"
+	wait_for 10 test -S "$natdir/ctl.sock"
+	check_err $? "vecswitch --nat did not start in the sandbox: $(tail -n 3 "$TEST_TMP/nat-switch.log")"
+	wait_for 10 grep -q "vecnat: cannot open AF_INET sockets.*RestrictAddressFamilies" \
+		"$TEST_TMP/nat-switch.log"
+	check_err $? "the NAT process did not say that the unit's sandbox takes AF_INET away: $(grep -m 3 -i nat "$TEST_TMP/nat-switch.log")"
+	env -u LD_PRELOAD "$switch" ctl --ctl "$natdir/ctl.sock" nat >"$TEST_TMP/nat.txt" 2>&1
+	check_err $? "ctl nat failed in the sandbox: $(cat "$TEST_TMP/nat.txt")"
+	# its own filter on top of the unit's, loaded without seccomp()
+	nat=$(pgrep -P "$natpid" -x vecnat | head -n 1)
+	filters=$(awk '$1 == "Seccomp_filters:" { print $2 }' "/proc/${nat:-0}/status" 2>/dev/null)
+	[ -z "$filters" ] || [ "$filters" -ge 2 ]
+	check_err $? "the NAT process runs under ${filters:-no} seccomp filters, not the unit's and its own"
+	echo "# the NAT process ${nat:-?} runs under ${filters:-?} seccomp filters"
+	kill "$natpid" 2>/dev/null
 fi
 
 declare -A local=([t]="$TEST_TMP/t.sock" [h]="$homedir/h.sock")
