@@ -8,6 +8,7 @@ usage: bench-report.py RAW.jsonl OUTDIR
 
 import json
 import math
+import statistics
 import sys
 from pathlib import Path
 
@@ -155,11 +156,11 @@ def ratios(recs):
             # the variants take turns: run k of one against run k of the other
             a = (find(recs, "g2g", case, v) or {}).get("runs") or []
             b = (find(recs, "g2g", case, v + "-base") or {}).get("runs") or []
-            qs = sorted(x / y for x, y in zip(a, b) if y)
-            if qs:
+            qs = [x / y for x, y in zip(a, b) if y]
+            if qs and len(a) == len(b):
                 out.append({"what": f"guest-guest {case}, vecswitch {what}: this driver / "
                                     "G2G_BASE's (median of the runs' ratios)",
-                            "ratio": round(qs[len(qs) // 2], 3)})
+                            "ratio": round(statistics.median_low(qs), 3)})
         for v, what in (("vecswitch-cap1", "vecswitch (default)"),
                         ("vecswitch-big-cap1", "vecswitch, gso_max=262144")):
             q = ratio(find(recs, "g2g", case, v), find(recs, "g2g", case, "bridge-cap1"))

@@ -20,8 +20,8 @@
 # and 1 MiB ones; with super-frames up to 256 KiB (gso_max=262144) on
 # vecswitch and on a direct link with no switch; the bridge and vecswitch
 # again with guests and switch capped at one CPU together; medians of
-# G2G_RUNS=5; G2G_BASE=VMLINUX adds vecswitch's paths with both guests on
-# that kernel, a build of the driver before a change), small (the same guests and paths and --hub, 64-byte
+# G2G_RUNS=5; G2G_BASE=VMLINUX adds vecswitch's paths with both
+# guests on that kernel, a build of the driver before a change), small (the same guests and paths and --hub, 64-byte
 # UDP: frames a second received and the loss), idle (one pair's
 # throughput with idle guests attached, switch against --hub, and as a
 # control the most idle guests on a second switch), rate (port
@@ -92,9 +92,16 @@ for s in "${suites[@]}"; do
 		{ echo "bench: unknown suite '$s' (${all_suites// /, })" >&2; exit 2; }
 	case $s in
 	rate|light|plain|nat|scale) ;;
-	rr) [[ " ${RR_VARIANTS:-bridge} " =~ \ [^l] ]] && need_uml=yes ;;
+	rr)
+		for v in ${RR_VARIANTS:-bridge}; do
+			[[ $v == light-* ]] || need_uml=yes
+		done ;;
 	*) need_uml=yes ;;
 	esac
+	if [ "$s" = g2g ] && [ -n "${G2G_BASE:-}" ] && [ ! -x "$G2G_BASE" ]; then
+		echo "bench: G2G_BASE=$G2G_BASE: no UML kernel there" >&2
+		exit 2
+	fi
 done
 
 mkdir -p "$out"

@@ -23,7 +23,7 @@ bench_g2g() {
 	local -A cflags=([tcp-fwd]="" [tcp-fwd-1M]="-l 1M")
 
 	if [ -n "${G2G_BASE:-}" ]; then
-		[ -f "$G2G_BASE" ] || die "G2G_BASE=$G2G_BASE: no kernel there"
+		[ -x "$G2G_BASE" ] || die "G2G_BASE=$G2G_BASE: no kernel there"
 		base="vecswitch-base vecswitch-big-base"
 	fi
 	for r in $(seq 1 "$n"); do

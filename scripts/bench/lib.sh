@@ -502,6 +502,7 @@ g2g_once() {
 # g2g_variant VARIANT: g2g_once, where the suffix "-rx0" turns receive
 # coalescing off in both guests (ethtool -C rx-usecs 0 before the flow)
 # and "-base" boots both guests on G2G_BASE's kernel instead of ours
+# ("-base" last where both are given: vecswitch-rx0-base)
 g2g_variant() {
 	if [[ $1 == *-base ]]; then
 		g2g_kernel=$G2G_BASE g2g_variant "${1%-base}"

@@ -9,11 +9,11 @@
  * starts it again and counts it.
  */
 #include <errno.h>
-#include <stdbool.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <signal.h>
 #include <seccomp.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,7 +29,11 @@
 
 #define NOBODY		65534
 
-/* Whether the process holds any capability (true where it cannot tell) */
+/*
+ * Whether the process can use a capability (true where it cannot tell):
+ * one permitted or effective.  Inheritable ones alone (which container
+ * runtimes set) give nothing here, with no_new_privs and no execve.
+ */
 static bool holds_caps(void)
 {
 	struct __user_cap_header_struct hdr = {
@@ -38,10 +42,12 @@ static bool holds_caps(void)
 	struct __user_cap_data_struct data[2];
 	unsigned int i;
 
+	/* a "success" that filled nothing in counts as holding all */
+	memset(data, 0xff, sizeof(data));
 	if (syscall(SYS_capget, &hdr, data) < 0)
 		return true;
 	for (i = 0; i < 2; i++)
-		if (data[i].effective || data[i].permitted || data[i].inheritable)
+		if (data[i].effective || data[i].permitted)
 			return true;
 	return false;
 }
@@ -67,9 +73,13 @@ static int drop_ids(void)
 	 * a service's filter may refuse capset (systemd's ~@privileged, as
 	 * the shipped units have it): with none held, there is none to drop
 	 */
-	if (syscall(SYS_capset, &hdr, data) < 0 && holds_caps()) {
-		fprintf(stderr, "vecnat: capset: %s\n", strerror(errno));
-		return -1;
+	if (syscall(SYS_capset, &hdr, data) < 0) {
+		int err = errno;
+
+		if (holds_caps()) {
+			fprintf(stderr, "vecnat: capset: %s\n", strerror(err));
+			return -1;
+		}
 	}
 	/* a change of ids clears it: go with the parent from here on */
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 ||

@@ -803,7 +803,7 @@ static void check_families(const struct nat *n)
 	} fam[] = { { AF_INET, "AF_INET" }, { AF_INET6, "AF_INET6" } };
 	unsigned int i;
 
-	for (i = 0; i < sizeof(fam) / sizeof(fam[0]); i++) {
+	for (i = 0; i < ARRAY_LEN(fam); i++) {
 		int s;
 
 		if (fam[i].af == AF_INET6 && !n->cfg.v6)
@@ -811,6 +811,12 @@ static void check_families(const struct nat *n)
 		s = socket(fam[i].af, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 		if (s >= 0) {
 			close(s);
+			continue;
+		}
+		/* a sandbox says so; anything else is said as it is */
+		if (errno != EAFNOSUPPORT && errno != EPERM && errno != EACCES) {
+			fprintf(stderr, "vecnat: cannot open %s sockets: %s\n",
+				fam[i].name, strerror(errno));
 			continue;
 		}
 		fprintf(stderr, "vecnat: cannot open %s sockets (%s): guests get addresses but reach nothing %s outside; a service's sandbox must allow the family (systemd: RestrictAddressFamilies=AF_INET AF_INET6, see \"Running as a service\" in vecswitch(8))\n",

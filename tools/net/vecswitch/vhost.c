@@ -201,6 +201,33 @@ static const char *sock_notifier(int fd, enum notifier kind)
  * Is @fd an eventfd, a pipe or (for calls) a unix socket, open the way
  * the switch uses it?  NULL if so, else why not.  @sock: it is a socket.
  */
+/*
+ * Whether eventfd @fd is in semaphore mode: each read then takes 1 and
+ * it stays readable, so a frontend that put a count near 2^64 on its
+ * kick once would have the switch read it every turn for ever.  The
+ * kernel says so in the descriptor's fdinfo (since 6.3; an older one
+ * cannot be asked, and its eventfds pass).
+ */
+static bool efd_semaphore(int fd)
+{
+	char path[64], line[128];
+	bool sem = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "eventfd-semaphore:", 18)) {
+			sem = strtol(line + 18, NULL, 10) != 0;
+			break;
+		}
+	}
+	fclose(f);
+	return sem;
+}
+
 static const char *fd_is_notifier(int fd, enum notifier kind, bool *sock)
 {
 	int fl, acc;
@@ -215,8 +242,10 @@ static const char *fd_is_notifier(int fd, enum notifier kind, bool *sock)
 		if (why)
 			return why;
 		*sock = true;
-	} else if (strcmp(name, "anon_inode:[eventfd]") &&
-		   strncmp(name, "pipe:[", 6)) {
+	} else if (!strcmp(name, "anon_inode:[eventfd]")) {
+		if (kind == KICK && efd_semaphore(fd))
+			return "a kick eventfd in semaphore mode (it would stay ready)";
+	} else if (strncmp(name, "pipe:[", 6)) {
 		return "a kick or call descriptor that is no eventfd, pipe or unix socket";
 	}
 	fl = fcntl(fd, F_GETFL);

@@ -265,10 +265,11 @@ bool vs_vq_drain_kick(struct vs_vhost *v, unsigned int q)
 	if (vq->kick_fd < 0)
 		return false;
 	/*
-	 * An eventfd gives its count at once, in 8 bytes; a pipe holds up
-	 * to 64 KiB.  A read shorter than the buffer emptied it: no second
-	 * one to hear EAGAIN (a system call a kick).  A kick that comes
-	 * after it leaves the descriptor ready for the next turn.
+	 * An eventfd gives its count at once, in 8 bytes (the switch takes
+	 * none in semaphore mode, see fd_is_notifier); a pipe holds up to
+	 * 64 KiB.  A read shorter than the buffer emptied it: no second one
+	 * to hear EAGAIN (a system call a kick).  A kick that comes after
+	 * it leaves the descriptor ready for the next turn.
 	 */
 	for (i = 0; i < 16; i++) {
 		ssize_t r = read(vq->kick_fd, buf, sizeof(buf));

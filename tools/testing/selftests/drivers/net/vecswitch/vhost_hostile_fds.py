@@ -309,6 +309,25 @@ def kick_listening(ho):
     return h
 
 
+def kick_semaphore(ho):
+    """a kick eventfd in semaphore mode gives 1 a read and stays ready:
+    one write of a huge count would have the switch read it every turn
+    for ever, so it is refused (where the kernel's fdinfo tells)"""
+    if not hasattr(os, "EFD_SEMAPHORE"):
+        raise Skip("no os.eventfd (Python 3.10+)")
+    fd = os.eventfd(0, os.EFD_SEMAPHORE | os.EFD_NONBLOCK | os.EFD_CLOEXEC)
+    try:
+        with open(f"/proc/self/fdinfo/{fd}", encoding="ascii") as f:
+            if "eventfd-semaphore:" not in f.read():
+                raise Skip("the kernel's fdinfo does not say an eventfd's mode (before 6.3)")
+        h = H(ho, "kick fd an eventfd in semaphore mode", setup="hello")
+        ready_ring(h.fe, TXQ)
+        h.outcome = h.fe.attempt(SET_VRING_KICK, struct.pack("<Q", TXQ), [fd])
+    finally:
+        os.close(fd)
+    return h
+
+
 def hostile_fds():
     """(name, sub-case) of each hostile front-end of this file"""
     return [(f.__name__, f) for f in (
@@ -329,4 +348,5 @@ def hostile_fds():
         ("call to switch", call_to_switch),
         ("kick write end", kick_write_end),
         ("kick listening", kick_listening),
+        ("kick semaphore", kick_semaphore),
     ]
