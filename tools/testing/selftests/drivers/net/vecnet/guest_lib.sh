@@ -27,3 +27,11 @@ snap() {
 	ip -s -j link show vec0 >"$1.link"
 	ethtool -S vec0 >"$1.stats"
 }
+
+# snap_end TAG: the same, ethtool's first: between a snap and a snap_end
+# the driver's counters cover no frame the core's do not (a frame sent
+# between the two reads, an ARP or a late ACK, would count in one only)
+snap_end() {
+	ethtool -S vec0 >"$1.stats"
+	ip -s -j link show vec0 >"$1.link"
+}

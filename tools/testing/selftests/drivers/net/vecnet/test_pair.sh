@@ -39,7 +39,7 @@ for i in \$(seq 1 50); do
 	iperf3 -c 198.18.0.2 -t $secs -J >tx.json && break
 	sleep 0.2
 done
-snap after
+snap_end after
 ethtool -i vec0 >drvinfo
 # stay until B has its numbers: B sending to a guest that powered off
 # would count drops that are no part of the test
