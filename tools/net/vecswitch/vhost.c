@@ -198,10 +198,6 @@ static const char *sock_notifier(int fd, enum notifier kind)
 }
 
 /*
- * Is @fd an eventfd, a pipe or (for calls) a unix socket, open the way
- * the switch uses it?  NULL if so, else why not.  @sock: it is a socket.
- */
-/*
  * Whether eventfd @fd is in semaphore mode: each read then takes 1 and
  * it stays readable, so a frontend that put a count near 2^64 on its
  * kick once would have the switch read it every turn for ever.  The
@@ -228,6 +224,10 @@ static bool efd_semaphore(int fd)
 	return sem;
 }
 
+/*
+ * Is @fd an eventfd, a pipe or (for calls) a unix socket, open the way
+ * the switch uses it?  NULL if so, else why not.  @sock: it is a socket.
+ */
 static const char *fd_is_notifier(int fd, enum notifier kind, bool *sock)
 {
 	int fl, acc;
